@@ -1,0 +1,104 @@
+"""Validation shared by every engine: the seed's ``validateCommon`` and its helpers, all problems at once."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from enginekit.args import ArgSyntax, option_values, stray_token_problems
+from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
+from enginekit.model import GPUInfo, Profile
+
+_ADAPTER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,254}\Z")
+
+
+def validate_common(
+    profile: Profile, gpus: Sequence[GPUInfo], policy: EnvPolicy = DEFAULT_POLICY
+) -> list[str]:
+    """The checks that apply to every engine; each sentence starts with the profile's name."""
+    return [f"profile {profile.name!r}: {p}" for p in _common(profile, gpus, policy)]
+
+
+def _common(profile: Profile, gpus: Sequence[GPUInfo], policy: EnvPolicy) -> Iterator[str]:
+    if not profile.model_path:
+        yield "model path is empty"
+    elif profile.model_path.startswith("-"):
+        yield f"model path {profile.model_path!r} starts with '-', where a parser reads a flag"
+    if profile.tp <= 0:
+        yield f"tensor parallel degree must be positive, got {profile.tp}"
+    if profile.pp < 0:
+        yield f"pipeline parallel degree must not be negative, got {profile.pp}"
+    if profile.nodes < 0 or profile.gpus_per_node < 0:
+        yield "nodes and gpus_per_node must not be negative"
+    if profile.nodes > 1 and profile.gpus_per_node <= 0:
+        yield f"gpus_per_node is required for a {profile.nodes}-node profile"
+    elif profile.tp > 0:
+        want = profile.per_node * profile.node_count
+        if want != profile.tp * profile.pipeline_degree:
+            yield (
+                f"{profile.node_count} nodes x {profile.per_node} GPUs does not match "
+                f"TP {profile.tp} x PP {profile.pipeline_degree}"
+            )
+    if gpus and len(gpus) < profile.per_node:
+        yield f"needs {profile.per_node} GPUs per node, node has {len(gpus)}"
+    # A tensor-parallel group must be uniform: mixing classes makes the slowest card set
+    # the pace for every collective, and mismatched memory makes the smallest card
+    # decide what fits.
+    names = list(dict.fromkeys(g.name for g in gpus))
+    if len(names) > 1:
+        yield (
+            f"GPUs are not uniform ({names[0]!r} and {names[1]!r}); a tensor-parallel "
+            f"group may not mix GPU types"
+        )
+    yield from _adapters(profile)
+    for key, why in policy.problems(profile.env):
+        yield f"env {key}: {why}"
+    yield from (p.split(": ", 1)[1] for p in stray_token_problems(profile.name, profile.args))
+
+
+def _adapters(profile: Profile) -> Iterator[str]:
+    seen: set[str] = set()
+    for i, adapter in enumerate(profile.adapters):
+        where = f"adapters[{i}]"
+        if not _ADAPTER_NAME.match(adapter.name) or ".." in adapter.name:
+            # Engines split "name=path" and "a,b" lists and route on the name: only
+            # plain names survive every engine's parser.
+            yield (
+                f"{where}: name {adapter.name!r} must be 1-255 letters, digits, '.', '_' or "
+                f"'-', starting with a letter or digit"
+            )
+        if adapter.name in seen:
+            yield f"{where}: name {adapter.name!r} is used twice"
+        seen.add(adapter.name)
+        if not adapter.path:
+            yield f"{where}: path is empty"
+        elif adapter.path.startswith("-"):
+            yield f"{where}: path {adapter.path!r} starts with '-', where a parser reads a flag"
+
+
+def require_compute_capability(
+    profile: Profile, gpus: Sequence[GPUInfo], min_cap: float, why: str
+) -> list[str]:
+    """Refuse GPUs below ``min_cap`` for ``why`` (e.g. ``"fp8 quantization"``); unknown capabilities pass.
+
+    An unparsable capability is let through rather than blocking a launch on a parsing
+    problem: the engine will refuse it clearly enough.
+    """
+    problems = []
+    for gpu in gpus:
+        try:
+            cap = float(gpu.compute_capability)
+        except ValueError:
+            continue
+        if cap < min_cap:
+            problems.append(
+                f"profile {profile.name!r}: {why} needs compute capability {min_cap:.1f}, "
+                f"GPU {gpu.index} ({gpu.name}) has {cap:.1f}"
+            )
+    return problems
+
+
+def quantization_of(args: Sequence[str], syntax: ArgSyntax | None = None) -> str:
+    """The ``--quantization`` the profile asks for, read as the engine's parser would; "" if none."""
+    values = option_values(args, "--quantization", syntax or ArgSyntax(known={"--quantization"}))
+    return values[-1] if values else ""

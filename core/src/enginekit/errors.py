@@ -1,0 +1,37 @@
+"""Typed exceptions: every failure a user can cause has one, with a readable message."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class EnginekitError(Exception):
+    """Base of every error enginekit raises on purpose."""
+
+
+class ProblemsError(EnginekitError):
+    """An input with one or more problems, all reported at once."""
+
+    def __init__(self, problems: Iterable[str]) -> None:
+        self.problems: tuple[str, ...] = tuple(problems)
+        super().__init__("; ".join(self.problems) if self.problems else "invalid input")
+
+
+class SpecError(ProblemsError):
+    """A shard spec, profile or GPU list that does not structure or breaks a spec rule."""
+
+
+class EnvPolicyError(ProblemsError):
+    """A profile environment variable the site's policy refuses."""
+
+
+class ConfigError(ProblemsError):
+    """A node configuration that cannot be used."""
+
+
+class EngineUnavailable(EnginekitError):
+    """The engine asked for is unknown, disabled, unavailable or failed to load."""
+
+
+class EngineError(EnginekitError):
+    """An engine plugin broke its contract, or cannot build this shard."""

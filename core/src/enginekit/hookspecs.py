@@ -1,0 +1,168 @@
+"""The hooks an engine plugin implements: the plugin author's manual.
+
+An engine plugin is a class (or a module, for an engine without configuration) whose
+methods carry :data:`hookimpl`, published under the entry point group
+:data:`ENTRY_POINT_GROUP` with the engine's name as the entry point's name::
+
+    [project.entry-points."enginekit.engines"]
+    myengine = "enginekit_myengine.plugin:MyEngine"
+
+The class may declare ``config_type`` (an attrs class the registry structures the
+node config's ``[engines.<name>]`` section into, passed to ``__init__``) and
+``takes_installed_build = True`` (the engine runs a build the agent installed; its root
+arrives as the ``installed`` argument of :func:`commands`).
+
+The registry calls each hook on exactly one engine, the one the profile names, so every
+spec is ``firstresult``: the answer comes back as a plain value. A plugin declares only
+the arguments it uses; pluggy passes the rest by name. Hooks must be pure: functions of
+their arguments and the engine's frozen config, with no ``os.environ`` reads, no
+subprocesses and no filesystem probing. That is what makes every rule testable without
+a GPU.
+
+Non-engine plugins (a scheduler's instrumentation, a site's policy) are registered with
+``Registry.add_wrapper`` and may only use ``@hookimpl(wrapper=True)``: they wrap every
+engine's answer and never replace it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from enginekit.model import Command, GPUInfo, Profile, ShardSpec
+
+PROJECT_NAME = "enginekit"
+ENTRY_POINT_GROUP = "enginekit.engines"
+REQUIRED_HOOKS = frozenset({"validate", "commands"})
+DEFAULT_HEALTH_PATH = "/health"
+DEFAULT_METRICS_PATH = "/metrics"
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+@hookspec(firstresult=True)
+def validate(profile: Profile, gpus: Sequence[GPUInfo]) -> list[str] | None:
+    """Reject a profile that cannot work on these GPUs, before anything is started.
+
+    **Required.** The registry has already applied the checks every engine shares
+    (:func:`enginekit.checks.validate_common` and the site's env policy); return only
+    what is particular to this engine: quantization floors, parallelism it cannot do,
+    pass-through arguments it must refuse. Return one sentence per problem, each
+    starting ``profile 'name':`` and naming the field and what was expected, so a user
+    fixes every problem in one round. An empty list (or ``None``) means valid.
+
+    :param profile: How the model runs: engine, parallelism, args, env, adapters.
+    :param gpus: The GPUs placement chose on this node, in shard order; empty when the
+        caller has no GPU facts (a CPU shard, or a dry run), in which case checks that
+        need them pass.
+    """
+
+
+@hookspec(firstresult=True)
+def commands(shard: ShardSpec, installed: Path | None) -> list[Command] | None:
+    """Return the processes that make up one shard, in start order.
+
+    **Required.** Most shards are a single process. vLLM under Ray is not: the leader
+    runs a Ray head and then the server against it, and a worker runs only the Ray
+    join. Returning a sequence is what lets a supervisor treat both the same way:
+    every command but the last is a sidecar kept alive for the shard's lifetime, and the
+    last one's exit is the shard's exit.
+
+    Each command's ``env`` holds only what the engine generates: start from
+    :func:`enginekit.ncclenv.placement_env` and add the engine's own variables. The
+    registry applies the profile's overrides afterwards, filtered by the site's env
+    policy. The shard has passed :func:`enginekit.speccheck.check_spec` before this is
+    called. The API key reaches the engine through ``env`` only, named in
+    ``secret_env``; the registry refuses a command whose arguments contain it.
+
+    :param shard: This node's shard of one replica.
+    :param installed: Root of the build the agent installed for this engine, or ``None``
+        when the engine runs what the node already has. Passed only to engines whose
+        class sets ``takes_installed_build = True``.
+    :raises enginekit.errors.EngineError: when this engine cannot build this shard (say why).
+    """
+
+
+@hookspec(firstresult=True)
+def serves_http(shard: ShardSpec) -> bool | None:
+    """Return whether this rank answers the OpenAI API.
+
+    Optional; the registry assumes ``shard.is_leader()`` when the engine does not answer.
+    In a multi-node replica only the leader does: health-checking a worker's port would
+    time out and fail a replica that is coming up perfectly well, which is exactly what
+    happened before this existed.
+    """
+
+
+@hookspec(firstresult=True)
+def health_path() -> str | None:
+    """Return the path, appended to the shard's base URL, that answers 200 only when ready.
+
+    Optional; the registry assumes ``/health``. It must mean *ready*, not *alive*: an
+    endpoint that answers 200 while the model loads makes a supervisor route traffic to
+    a shard that cannot serve it.
+    """
+
+
+@hookspec(firstresult=True)
+def metrics_path() -> str | None:
+    """Return the path, appended to the shard's base URL, that serves Prometheus text.
+
+    Optional; the registry assumes ``/metrics``. Add whatever flag makes it real in
+    :func:`commands`, and say in :func:`notes` when a scraper needs the API key.
+    """
+
+
+@hookspec(firstresult=True)
+def notes(shard: ShardSpec) -> list[str] | None:
+    """Return what an operator should know about how this shard will run.
+
+    Optional; none by default. Shown in the rendered plan: endpoints an API key does not
+    protect, a site exception that applies (serving without authentication), what the
+    engine itself still exposes.
+    """
+
+
+@hookspec(firstresult=True)
+def device_listing(installed: Path | None) -> Command | None:
+    """Return the command that lists the GPUs the engine's build can see.
+
+    Optional, the seed's ``CPUFallback``; ``None`` (the default) means the engine never
+    silently runs on the CPU when it was placed on GPUs. An engine that can (llama.cpp
+    built without CUDA does) returns the command here and parses its output in
+    :func:`parse_devices`. Running it is the caller's job, so this stays pure; the agent
+    checks such a shard is on its GPUs before calling it ready.
+    """
+
+
+@hookspec(firstresult=True)
+def parse_devices(output: str) -> list[str] | None:
+    """Parse the output of :func:`device_listing` into the devices the build sees.
+
+    Optional; required with :func:`device_listing`. Return an empty list when the build
+    sees no GPU: that shard would run on the CPU.
+    """
+
+
+@hookspec(firstresult=True)
+def help_command(command: Command) -> Command | None:
+    """Return the command that prints every option of the engine started by ``command``.
+
+    Optional; the registry assumes ``command.path --help``. Engines whose path is an
+    interpreter starting a module must answer, or ``--help`` reaches Python.
+    """
+
+
+@hookspec(firstresult=True)
+def unavailable() -> str | None:
+    """Return why this engine cannot be offered on this node, or ``None`` when it can.
+
+    Optional; available by default. For an engine the agent does not install and that
+    needs the node config to name it (TensorRT-LLM's interpreter): say how to enable it.
+    """

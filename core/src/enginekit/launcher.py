@@ -1,0 +1,74 @@
+"""A launcher for Python engines that hands secrets and generated files over inside the process.
+
+Some engines take their API key only as a flag, and some take options only from a file.
+A flag is visible to every local user in ``/proc/PID/cmdline``; a file needs a
+supervisor to write it first. The launcher avoids both: it is a short program given to
+the engine's own interpreter with ``-c`` that reads each secret or file body from the
+environment (visible only to root and the same user), removes it from the
+environment so the engine's children do not inherit it, writes files into a private
+``0700`` directory (removed at exit), appends the corresponding flags to ``sys.argv``
+*inside* the process, and runs the engine's module as ``__main__`` — exactly what
+``python -m module`` would. The engine's interpreter needs nothing of enginekit's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import attrs
+
+_TEMPLATE = """\
+import atexit, os, runpy, shutil, sys, tempfile
+a = sys.argv[1:]
+def take(v):
+    if v not in os.environ:
+        sys.exit("enginekit launcher: " + v + " is not set")
+    return os.environ.pop(v)
+for f, v in {secrets!r}:
+    a += [f, take(v)]
+d = None
+for f, v, n in {files!r}:
+    if d is None:
+        d = tempfile.mkdtemp(prefix="enginekit-")
+        atexit.register(shutil.rmtree, d, True)
+    p = os.path.join(d, n)
+    with os.fdopen(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as h:
+        h.write(take(v))
+    a += [f, p]
+sys.argv = [{module!r}] + a
+runpy.run_module({module!r}, run_name="__main__", alter_sys=True)
+"""
+
+
+@attrs.frozen
+class FileArg:
+    """A flag whose value is the path of a file the launcher writes from an env variable."""
+
+    flag: str
+    env: str
+    filename: str
+
+
+def launcher_args(
+    module: str,
+    args: Sequence[str],
+    *,
+    secret_args: Mapping[str, str] | None = None,
+    file_args: Sequence[FileArg] = (),
+    isolated: bool = True,
+) -> tuple[str, ...]:
+    """The interpreter arguments that start ``module`` with ``args`` through the launcher.
+
+    :param secret_args: ``{flag: ENV_VAR}``: the flag is appended with the variable's
+        value inside the process, never on the command line.
+    :param file_args: Flags appended with the path of a private file holding the
+        variable's value.
+    :param isolated: Start the interpreter with ``-I``: every ``PYTHON*`` variable and the
+        user site-packages are ignored, so nothing in the environment picks the code run.
+    """
+    code = _TEMPLATE.format(
+        secrets=tuple((secret_args or {}).items()),
+        files=tuple((f.flag, f.env, f.filename) for f in file_args),
+        module=module,
+    )
+    return (*(("-I",) if isolated else ()), "-c", code, *args)

@@ -1,0 +1,186 @@
+"""Frozen values passed to and returned from engine hooks: profiles, shard specs, GPUs, commands."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import attrs
+
+#: Where an engine listens when the agent gave it no bind address.
+ALL_ADDRESSES = "0.0.0.0"
+
+
+def _dict(value: Mapping[str, str]) -> dict[str, str]:
+    return dict(value)
+
+
+@attrs.frozen(kw_only=True)
+class Adapter:
+    """A LoRA adapter loaded beside the model.
+
+    ``path`` is a source until the agent has fetched it, a local path after.
+    """
+
+    name: str
+    path: str
+
+
+@attrs.frozen(kw_only=True)
+class Profile:
+    """How a model runs on a GPU class, reduced to what launching needs (the catalog's profile)."""
+
+    name: str
+    engine: str
+    gpu_class: str = ""
+    #: Tensor parallel degree.
+    tp: int = 1
+    #: Pipeline parallel degree; 0, the Go agent's zero value, means 1.
+    pp: int = 1
+    #: How many GPUs each shard occupies; 0 means ``tp`` (single node only).
+    gpus_per_node: int = 0
+    #: How many nodes the replica spans; 0 means 1. Above 1, a fabric is required.
+    nodes: int = 1
+    #: Passed through to the engine after the arguments enginekit manages, once the
+    #: engine's argument policy has accepted them.
+    args: tuple[str, ...] = ()
+    #: Tuning variables for the engine's environment, filtered by the site's env policy.
+    #: Placement-derived keys are reserved and cannot be overridden here.
+    env: Mapping[str, str] = attrs.field(factory=dict, converter=_dict)
+    model_path: str = ""
+    #: The name clients use, which need not match the path.
+    served_model_name: str = ""
+    #: In order: an adapter's index is the id requests apply it by.
+    adapters: tuple[Adapter, ...] = ()
+    #: Publish KV-cache events to the agent, for the router's precise prefix index.
+    kv_events: bool = False
+
+    @property
+    def pipeline_degree(self) -> int:
+        """The pipeline parallel degree, with the Go zero value read as 1."""
+        return max(self.pp, 1)
+
+    @property
+    def node_count(self) -> int:
+        """How many nodes the replica spans, with the Go zero value read as 1."""
+        return max(self.nodes, 1)
+
+    @property
+    def per_node(self) -> int:
+        """How many GPUs each shard of this profile occupies."""
+        return self.gpus_per_node or self.tp
+
+    def model_name(self) -> str:
+        """The name clients ask for: the served name, or the model path when none is set."""
+        return self.served_model_name or self.model_path
+
+
+@attrs.frozen(kw_only=True)
+class GPUInfo:
+    """The facts about one GPU that validation needs."""
+
+    index: int
+    name: str = ""
+    #: ``"major.minor"``, e.g. ``"9.0"``; empty when unknown.
+    compute_capability: str = ""
+    memory_total_mb: int = 0
+
+
+@attrs.frozen(kw_only=True)
+class ShardSpec:
+    """One shard of one replica on this node, as the agent hands it over."""
+
+    replica_id: str = ""
+    shard_id: str = ""
+    #: The node rank; 0 is the leader and serves HTTP.
+    rank: int = 0
+    nnodes: int = 1
+    #: The distributed init endpoint, always on the management network rather than
+    #: the fabric: NCCL bootstraps over TCP and only then moves to RDMA.
+    leader_addr: str = ""
+    leader_port: int = 0
+    #: The local GPUs this shard uses, as nvidia-smi numbers them.
+    gpu_indices: tuple[int, ...] = ()
+    #: The same devices by UUID, in the same order, set only when one of them is a MIG
+    #: instance: an instance has no index CUDA knows, so ``CUDA_VISIBLE_DEVICES=MIG-…``
+    #: is the only way to give a process one (placement's 1000-and-up indices mean
+    #: nothing to CUDA).
+    gpu_uuids: tuple[str, ...] = ()
+    #: The adapters of the chosen fabric, and only that fabric.
+    hcas: tuple[str, ...] = ()
+    #: The ethernet interface used for bootstrap traffic.
+    mgmt_interface: str = ""
+    #: The RoCE v2 GID index for the HCAs; None on InfiniBand, where NCCL needs none.
+    gid_index: int | None = None
+    http_port: int = 0
+    profile: Profile
+    #: The address the engine listens on (the node's management address); empty
+    #: listens on every address.
+    bind_addr: str = ""
+    #: What the engine demands of every request. Only ever given to the engine in its
+    #: environment: any local user can read a command line.
+    api_key: str = attrs.field(default="", repr=False)
+    #: The loopback port the agent receives this shard's KV-cache events on; 0 for none.
+    kv_events_port: int = 0
+    #: CPU cores placement reserved for a shard with no GPU; 0 leaves it to the engine.
+    threads: int = 0
+    #: Control-plane facts carried so the agent can report them back after a restart.
+    #: ``fabric`` with an ``nvl:`` prefix also says the replica is inside a multi-node
+    #: NVLink domain, which changes NCCL's environment.
+    pool: str = ""
+    fabric: str = ""
+    #: Identifies the profile version the shard was started from; carried, never read.
+    profile_fp: str = ""
+
+    def host(self) -> str:
+        """Where the engine listens."""
+        return self.bind_addr or ALL_ADDRESSES
+
+    def is_leader(self) -> bool:
+        """Whether this shard serves HTTP for the replica."""
+        return self.rank == 0
+
+    def on_mig(self) -> bool:
+        """Whether the shard was given a MIG instance."""
+        return any(uuid.startswith("MIG-") for uuid in self.gpu_uuids)
+
+    def is_multi_node(self) -> bool:
+        """Whether the replica spans more than one node."""
+        return self.nnodes > 1
+
+    def on_cpu(self) -> bool:
+        """Whether the shard computes on the CPU: it was given no GPU at all."""
+        return not self.gpu_indices and not self.gpu_uuids
+
+
+@attrs.frozen(kw_only=True)
+class Command:
+    """A fully resolved launch: what to exec, with which generated environment."""
+
+    path: str
+    args: tuple[str, ...] = ()
+    #: Only the variables the engine adapter generates; :meth:`environment` merges
+    #: them over an inherited environment the caller passes in.
+    env: Mapping[str, str] = attrs.field(factory=dict, converter=_dict)
+    #: Distinguishes the processes of a multi-process shard in logs.
+    name: str = ""
+    #: Hold this command until ``leader_addr:leader_port`` accepts a connection. It
+    #: exists for Ray: the head must listen before a worker can join.
+    wait_for_leader_port: bool = False
+    #: Names of variables in ``env`` whose values are secret: masked when rendered.
+    secret_env: frozenset[str] = frozenset()
+    #: Why each generated variable is set, by name, for ``render --explain``.
+    why: Mapping[str, str] = attrs.field(factory=dict, converter=_dict)
+
+    def argv(self) -> list[str]:
+        """The argument vector to exec: the path, then the arguments."""
+        return [self.path, *self.args]
+
+    def environment(self, inherited: Mapping[str, str]) -> list[str]:
+        """Return the complete environment in exec form, sorted, merged over ``inherited``.
+
+        Inheriting matters: engines need PATH, HOME, HF_HOME and whatever else the
+        operator set up in the unit file. A supervisor passes ``os.environ``; nothing in
+        enginekit reads it. Sorted so a command is reproducible and diffable in logs.
+        """
+        merged = {**inherited, **self.env}
+        return sorted(f"{key}={value}" for key, value in merged.items())

@@ -1,0 +1,129 @@
+"""The launch plan of one shard: what a supervisor runs, and how it is shown to an operator."""
+
+from __future__ import annotations
+
+import ipaddress
+import shlex
+from typing import Any
+
+import attrs
+
+from enginekit.model import Command, ShardSpec
+from enginekit.ncclenv import DroppedVar
+
+MASK = "<secret>"
+
+
+@attrs.frozen
+class LaunchPlan:
+    """Everything a supervisor needs to run one shard, built purely from its spec."""
+
+    engine: str
+    shard: ShardSpec
+    #: In start order: every command but the last is a sidecar kept alive for the
+    #: shard's lifetime; the last one's exit is the shard's exit.
+    commands: tuple[Command, ...]
+    serves_http: bool
+    health_path: str
+    metrics_path: str
+    notes: tuple[str, ...] = ()
+    dropped_env: tuple[DroppedVar, ...] = ()
+
+    @property
+    def base_url(self) -> str:
+        """Where the shard's API answers, as seen from this node."""
+        host = self.shard.bind_addr or "127.0.0.1"
+        try:
+            if ipaddress.ip_address(host).version == 6:
+                host = f"[{host}]"
+        except ValueError:
+            pass
+        return f"http://{host}:{self.shard.http_port}"
+
+    def to_dict(self, *, show_secrets: bool = False) -> dict[str, Any]:
+        """A JSON-ready plan; secret values are masked unless ``show_secrets``."""
+        shard = self.shard
+        out = {
+            "engine": self.engine,
+            "replica_id": shard.replica_id,
+            "shard_id": shard.shard_id,
+            "profile": shard.profile.name,
+            "rank": shard.rank,
+            "nnodes": shard.nnodes,
+            "serves_http": self.serves_http,
+            "base_url": self.base_url if self.serves_http else None,
+            "health_url": self.base_url + self.health_path if self.serves_http else None,
+            "metrics_url": self.base_url + self.metrics_path if self.serves_http else None,
+            "commands": [_command_dict(c, show_secrets) for c in self.commands],
+            "notes": list(self.notes),
+            "dropped_env": [{"key": d.key, "why": d.why} for d in self.dropped_env],
+        }
+        return out if show_secrets else _scrub(out, shard.api_key)
+
+    def render_text(self, *, explain: bool = False, show_secrets: bool = False) -> str:
+        """The plan as an operator reads it at a terminal."""
+        shard = self.shard
+        role = "leader" if shard.is_leader() else "worker"
+        lines = [
+            f"shard {shard.shard_id or '-'} of replica {shard.replica_id or '-'}: engine "
+            f"{self.engine}, profile {shard.profile.name}, rank {shard.rank} of {shard.nnodes} ({role})",
+        ]
+        if self.serves_http:
+            lines.append(f"serves HTTP at {self.base_url}")
+            lines.append(f"  health:  {self.base_url}{self.health_path}")
+            lines.append(f"  metrics: {self.base_url}{self.metrics_path}")
+        else:
+            lines.append("serves HTTP: no (only the leader answers the API; do not health-check this rank)")
+        for i, command in enumerate(self.commands, 1):
+            kind = (
+                "main process" if i == len(self.commands) else "sidecar, kept alive for the shard's lifetime"
+            )
+            lines += ["", f"command {i}/{len(self.commands)}: {command.name or command.path} ({kind})"]
+            if command.wait_for_leader_port:
+                lines.append(f"  waits until {shard.leader_addr}:{shard.leader_port} accepts connections")
+            lines.append(f"  argv: {shlex.join(command.argv())}")
+            lines.append("  env (generated; merged over the inherited environment):")
+            for key in sorted(command.env):
+                secret = key in command.secret_env and not show_secrets
+                value = MASK if secret else command.env[key]
+                shown = value if secret else shlex.quote(value) if value else "''"
+                lines.append(f"    {key}={shown}")
+                if explain and key in command.why:
+                    lines.append(f"      # {command.why[key]}")
+        if self.notes:
+            lines += ["", "notes:"] + [f"  - {note}" for note in self.notes]
+        if self.dropped_env:
+            lines += ["", "profile env dropped by the site's policy:"]
+            lines += [f"  - {d.key}: {d.why}" for d in self.dropped_env]
+        text = "\n".join(lines) + "\n"
+        return text if show_secrets or not shard.api_key else text.replace(shard.api_key, MASK)
+
+
+def _command_dict(command: Command, show_secrets: bool) -> dict[str, Any]:
+    env = {
+        key: MASK if key in command.secret_env and not show_secrets else value
+        for key, value in sorted(command.env.items())
+    }
+    return {
+        "name": command.name,
+        "path": command.path,
+        "args": list(command.args),
+        "shell": shlex.join(command.argv()),
+        "env": env,
+        "secret_env": sorted(command.secret_env),
+        "wait_for_leader_port": command.wait_for_leader_port,
+        "why": dict(sorted(command.why.items())),
+    }
+
+
+def _scrub(value: Any, secret: str) -> Any:
+    """Mask ``secret`` wherever it appears, whatever a plugin put where."""
+    if not secret:
+        return value
+    if isinstance(value, str):
+        return value.replace(secret, MASK)
+    if isinstance(value, dict):
+        return {_scrub(k, secret): _scrub(v, secret) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v, secret) for v in value]
+    return value

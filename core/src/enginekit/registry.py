@@ -1,0 +1,252 @@
+"""The registry: engines discovered through entry points, loaded on first use, called one at a time."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import logging
+from collections.abc import Collection, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import pluggy
+
+from enginekit import hookspecs
+from enginekit.convert import structure
+from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
+from enginekit.errors import EnginekitError, EngineUnavailable
+
+if TYPE_CHECKING:
+    from enginekit.engine import Engine
+
+log = logging.getLogger("enginekit")
+
+
+@attrs.frozen
+class Failure:
+    """An engine that could not be registered: what provided it and what went wrong."""
+
+    name: str
+    source: str
+    reason: str
+
+
+@attrs.frozen
+class EngineStatus:
+    """One row of ``enginekit engines``: ok, disabled, unavailable or failed, and why."""
+
+    name: str
+    status: str
+    source: str = ""
+    detail: str = ""
+
+
+class Registry:
+    """Engine plugins in one pluggy PluginManager, keyed by engine name.
+
+    Building one from entry points imports nothing: an engine's module is imported the
+    first time that engine is asked for, so rendering a vLLM shard imports only the
+    vLLM plugin, and a broken TensorRT-LLM install never stops vLLM.
+    """
+
+    def __init__(self, *, policy: EnvPolicy = DEFAULT_POLICY, lenient: bool = False) -> None:
+        self.pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+        self.pm.add_hookspecs(hookspecs)
+        self.policy = policy
+        self.lenient = lenient
+        self.failures: dict[str, Failure] = {}
+        self.warnings: list[str] = []
+        self._engines: dict[str, object] = {}
+        self._sources: dict[str, str] = {}
+        self._pending: dict[str, importlib.metadata.EntryPoint] = {}
+        self._configs: Mapping[str, Mapping[str, Any]] = {}
+        self._installed: dict[str, Path] = {}
+        self._disabled: set[str] = set()
+        self._callers: dict[tuple[str, str], Any] = {}
+
+    @classmethod
+    def from_entry_points(
+        cls,
+        *,
+        config: Mapping[str, Mapping[str, Any]] | None = None,
+        enable: Collection[str] | None = None,
+        disable: Collection[str] = (),
+        policy: EnvPolicy = DEFAULT_POLICY,
+        lenient: bool = False,
+        group: str = hookspecs.ENTRY_POINT_GROUP,
+    ) -> Registry:
+        """Find installed engines without importing them.
+
+        :param config: Each engine's raw config section, by engine name.
+        :param enable: An allowlist of engine names; ``None`` enables every installed one.
+        :param disable: Engines this node never imports or offers.
+        :param lenient: Unknown keys in config sections and specs are reported, not fatal.
+        """
+        registry = cls(policy=policy, lenient=lenient)
+        registry._configs = dict(config or {})
+        found: dict[str, list[importlib.metadata.EntryPoint]] = {}
+        for ep in importlib.metadata.entry_points(group=group):
+            found.setdefault(ep.name, []).append(ep)
+        for name, eps in found.items():
+            if name in disable or (enable is not None and name not in enable):
+                registry._disabled.add(name)
+            elif len({ep.value for ep in eps}) > 1:
+                # Two distributions claim one name: refuse to guess which one is meant.
+                sources = " and ".join(sorted(_source(ep) for ep in eps))
+                registry._fail(name, sources, "several distributions provide this engine")
+            else:
+                registry._pending[name] = eps[0]
+        for name in sorted(set(enable or ()) - set(found)):
+            registry._fail(name, "-", "enabled but not installed")
+        for name in sorted(set(registry._configs) - set(found)):
+            registry.warnings.append(f"engines.{name}: configured, but no such engine is installed")
+        return registry
+
+    def add(self, plugin: object, name: str, *, replace: bool = False, source: str = "") -> None:
+        """Register ``plugin`` as engine ``name`` after checking its hooks.
+
+        Refuses a name already taken unless ``replace``: names come from any installed
+        distribution, and silently replacing one is how the wrong engine gets launched.
+        """
+        if name in self._engines or name in self._pending:
+            if not replace:
+                raise EnginekitError(f"engine {name!r} is already registered (pass replace=True)")
+            self._remove(name)
+        try:
+            self.pm.register(plugin, name=name)
+            self.pm.check_pending()  # unknown hook names, e.g. "comands"
+            implemented = {caller.name for caller in self.pm.get_hookcallers(plugin) or ()}
+            missing = hookspecs.REQUIRED_HOOKS - implemented
+            if missing:
+                raise pluggy.PluginValidationError(
+                    plugin, f"engine {name!r} lacks required hooks {sorted(missing)}"
+                )
+        except Exception:
+            if self.pm.has_plugin(name):  # pluggy can leave partial state behind
+                self.pm.unregister(name=name)
+            raise
+        self._engines[name] = plugin
+        self._sources[name] = source or "added in process"
+        self._callers.clear()
+
+    def add_wrapper(self, plugin: object, name: str) -> None:
+        """Register a non-engine plugin whose hooks wrap every engine's (``wrapper=True`` only)."""
+        self.pm.register(plugin, name=name)
+        for caller in self.pm.get_hookcallers(plugin) or ():
+            for impl in caller.get_hookimpls():
+                if impl.plugin is plugin and not (impl.wrapper or impl.hookwrapper):
+                    self.pm.unregister(plugin)
+                    raise EnginekitError(
+                        f"wrapper plugin {name!r}: hook {caller.name!r} must be "
+                        f"@hookimpl(wrapper=True); a plain implementation would answer for engines"
+                    )
+        self._callers.clear()
+
+    def use_installed(self, name: str, path: Path) -> bool:
+        """Point engine ``name`` at a build the agent installed; False if it takes none."""
+        if not getattr(self._plugin(name), "takes_installed_build", False):
+            return False
+        self._installed[name] = Path(path)
+        return True
+
+    def installed(self, name: str) -> Path | None:
+        """The build engine ``name`` was pointed at, if any."""
+        return self._installed.get(name)
+
+    def names(self) -> list[str]:
+        """The engines installed and enabled here, sorted; imports nothing."""
+        return sorted(set(self._engines) | set(self._pending))
+
+    def engine(self, name: str) -> Engine:
+        """Return the engine called ``name``, or say precisely why there is none.
+
+        :raises EngineUnavailable: unknown, disabled on this node, failed to load, or
+            unavailable here (with what to do about it).
+        """
+        from enginekit.engine import Engine
+
+        engine = Engine(name, self, self._plugin(name))
+        reason = engine.unavailable()
+        if reason:
+            raise EngineUnavailable(f"engine {name!r} is unavailable on this node: {reason}")
+        return engine
+
+    def statuses(self) -> list[EngineStatus]:
+        """Load every engine and report each one's status, sorted by name."""
+        rows = []
+        for name in sorted(self._pending):
+            self._load(name)
+        for name in self._engines:
+            reason = self.engine_unavailable_reason(name)
+            status = "unavailable" if reason else "ok"
+            rows.append(EngineStatus(name, status, self._sources[name], reason or ""))
+        rows += [EngineStatus(name, "disabled", "", "disabled on this node") for name in self._disabled]
+        rows += [EngineStatus(f.name, "failed", f.source, f.reason) for f in self.failures.values()]
+        return sorted(rows, key=lambda row: row.name)
+
+    def engine_unavailable_reason(self, name: str) -> str | None:
+        """Why a registered engine cannot be offered here, or None."""
+        from enginekit.engine import Engine
+
+        return Engine(name, self, self._plugin(name)).unavailable()
+
+    def caller(self, name: str, hook_name: str) -> Any:
+        """The hook caller that reaches engine ``name`` (and wrappers) but no other engine."""
+        key = (name, hook_name)
+        if key not in self._callers:
+            others = [p for other, p in self._engines.items() if other != name]
+            self._callers[key] = self.pm.subset_hook_caller(hook_name, remove_plugins=others)
+        return self._callers[key]
+
+    def _plugin(self, name: str) -> object:
+        if name in self._engines:
+            return self._engines[name]
+        if name in self._pending:
+            self._load(name)
+            if name in self._engines:
+                return self._engines[name]
+        if name in self._disabled:
+            raise EngineUnavailable(f"engine {name!r} is disabled on this node")
+        if name in self.failures:
+            failure = self.failures[name]
+            raise EngineUnavailable(f"engine {name!r} failed to load ({failure.source}): {failure.reason}")
+        have = ", ".join(self.names()) or "none"
+        raise EngineUnavailable(f"unknown engine {name!r} (have {have})")
+
+    def _load(self, name: str) -> None:
+        ep = self._pending.pop(name)
+        try:
+            plugin = _instantiate(ep.load(), self._configs.get(name, {}), name, self.lenient, self.warnings)
+            self.add(plugin, name, source=_source(ep))
+        except Exception as exc:  # one broken engine hides no other
+            log.debug("engine %r failed to load", name, exc_info=True)
+            self._fail(name, _source(ep), f"{type(exc).__name__}: {exc}")
+
+    def _fail(self, name: str, source: str, reason: str) -> None:
+        log.warning("engine %r unavailable (%s): %s", name, source, reason)
+        self.failures[name] = Failure(name, source, reason)
+
+    def _remove(self, name: str) -> None:
+        self._pending.pop(name, None)
+        if name in self._engines:
+            self.pm.unregister(name=name)
+            del self._engines[name]
+        self._callers.clear()
+
+
+def _instantiate(obj: Any, raw: Mapping[str, Any], name: str, lenient: bool, warnings: list[str]) -> object:
+    """Classes get their typed config section; a module plugin is used as it is."""
+    config_type = getattr(obj, "config_type", None) if isinstance(obj, type) else None
+    if config_type is not None:
+        config, unknown = structure(raw, config_type, path=f"engines.{name}", lenient=lenient)
+        warnings.extend(unknown)
+        return obj(config)
+    if raw:
+        raise EnginekitError(f"engine {name!r} takes no configuration (engines.{name})")
+    return obj() if isinstance(obj, type) else obj
+
+
+def _source(ep: importlib.metadata.EntryPoint) -> str:
+    dist = ep.dist
+    where = f"{dist.metadata['Name']} {dist.version}" if dist is not None else "?"
+    return f"{where} ({ep.value})"

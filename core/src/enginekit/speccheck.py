@@ -1,0 +1,151 @@
+"""The shard spec rules every ``commands`` call passes through, each naming the field it breaks."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Iterator
+
+from enginekit.convert import unstructure
+from enginekit.model import ShardSpec
+
+_MIG = re.compile(
+    r"MIG-(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r"|GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/\d+/\d+)\Z",
+    re.IGNORECASE,
+)
+_GPU = re.compile(r"GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z", re.IGNORECASE)
+_HCA = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*(?::\d{1,3})?\Z")
+_IFNAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,14}\Z")
+_HOSTNAME = re.compile(
+    r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?\Z"
+)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+MAX_API_KEY = 4096
+
+
+def check_spec(spec: ShardSpec) -> list[str]:
+    """Return every rule ``spec`` breaks, as ``shard spec: field: problem`` sentences."""
+    return [f"shard spec {spec.shard_id or '(unnamed)'}: {p}" for p in _problems(spec)]
+
+
+def _problems(spec: ShardSpec) -> Iterator[str]:
+    yield from _strings(unstructure(spec), "")
+    yield from _port("http_port", spec.http_port)
+    if spec.kv_events_port:
+        yield from _port("kv_events_port", spec.kv_events_port)
+    if spec.nnodes < 1:
+        yield f"nnodes: must be at least 1, got {spec.nnodes}"
+    elif not 0 <= spec.rank < spec.nnodes:
+        yield f"rank: must be in 0..{spec.nnodes - 1} for {spec.nnodes} node(s), got {spec.rank}"
+    if spec.nnodes != spec.profile.node_count and spec.nnodes >= 1:
+        yield (
+            f"nnodes: the shard says {spec.nnodes} node(s), its profile "
+            f"{spec.profile.name!r} says {spec.profile.node_count}"
+        )
+    if spec.is_multi_node():
+        if not spec.leader_addr:
+            yield "leader_addr: required when the replica spans more than one node"
+        yield from _port("leader_port", spec.leader_port)
+    elif spec.leader_port:
+        yield from _port("leader_port", spec.leader_port)
+    if spec.leader_addr and not _is_host(spec.leader_addr):
+        yield f"leader_addr: expected a host name or IP address, got {spec.leader_addr!r}"
+    if spec.bind_addr and not _is_host(spec.bind_addr):
+        yield f"bind_addr: expected a host name or IP address, got {spec.bind_addr!r}"
+    yield from _devices(spec)
+    if len(set(spec.hcas)) != len(spec.hcas):
+        yield f"hcas: listed twice: {sorted({h for h in spec.hcas if spec.hcas.count(h) > 1})}"
+    for hca in spec.hcas:
+        if not _HCA.match(hca):
+            yield f"hcas: expected an adapter name with an optional :port, got {hca!r}"
+    if spec.mgmt_interface and not _IFNAME.match(spec.mgmt_interface):
+        yield (
+            f"mgmt_interface: expected an interface name of at most 15 letters, digits, "
+            f"'.', '_' or '-', got {spec.mgmt_interface!r}"
+        )
+    if spec.gid_index is not None and spec.gid_index < 0:
+        yield f"gid_index: must be 0 or more, got {spec.gid_index}"
+    if spec.gid_index is not None and not spec.hcas:
+        yield "gid_index: set, but the shard has no HCAs for it to apply to"
+    if spec.threads < 0:
+        yield f"threads: must be 0 or more, got {spec.threads}"
+    yield from _api_key(spec.api_key)
+
+
+def _strings(value: object, path: str) -> Iterator[str]:
+    # No NUL or control characters anywhere: they end strings early at exec, split
+    # KEY=VALUE lines and forge log lines. The key's value is never echoed.
+    if isinstance(value, str):
+        if _CONTROL.search(value) and path != "api_key":
+            yield f"{path}: contains a NUL or control character"
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key, f"{path}.{key!r}" if path else repr(key))
+            yield from _strings(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            yield from _strings(item, f"{path}[{i}]")
+
+
+def _port(field: str, port: int) -> Iterator[str]:
+    if not 1 <= port <= 65535:
+        yield f"{field}: expected a port in 1-65535, got {port}"
+
+
+def _is_host(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return bool(_HOSTNAME.match(text))
+    return True
+
+
+def _devices(spec: ShardSpec) -> Iterator[str]:
+    if any(i < 0 for i in spec.gpu_indices):
+        yield f"gpu_indices: must be 0 or more, got {list(spec.gpu_indices)}"
+    if len(set(spec.gpu_indices)) != len(spec.gpu_indices):
+        yield f"gpu_indices: a GPU is listed twice in {list(spec.gpu_indices)}"
+    uuids = spec.gpu_uuids
+    if not uuids:
+        if spec.gpu_indices and len(spec.gpu_indices) != spec.profile.per_node:
+            yield (
+                f"gpu_indices: profile {spec.profile.name!r} needs {spec.profile.per_node} "
+                f"GPU(s) per node, the shard has {len(spec.gpu_indices)}"
+            )
+        return
+    if len(set(uuids)) != len(uuids):
+        yield "gpu_uuids: a device is listed twice"
+    if spec.gpu_indices and len(uuids) != len(spec.gpu_indices):
+        yield (
+            f"gpu_uuids: names {len(uuids)} device(s) but gpu_indices has "
+            f"{len(spec.gpu_indices)}; they name the same devices in the same order"
+        )
+    migs = [u for u in uuids if u.upper().startswith("MIG-")]
+    for uuid in uuids:
+        if not (_MIG.match(uuid) or _GPU.match(uuid)):
+            yield f"gpu_uuids: expected MIG-<uuid> or GPU-<uuid>, got {uuid!r}"
+    if migs and len(uuids) > 1:
+        # CUDA enumerates a single MIG device per process, and no ordinary GPU once any
+        # MIG instance is visible: a second device would silently go unused.
+        yield (
+            f"gpu_uuids: a shard on MIG gets exactly one instance (CUDA enumerates one MIG "
+            f"device per process), got {len(uuids)} devices"
+        )
+    if migs and spec.profile.per_node != 1:
+        yield (
+            f"gpu_uuids: profile {spec.profile.name!r} needs {spec.profile.per_node} GPUs per "
+            f"node, but a MIG shard has one instance"
+        )
+
+
+def _api_key(key: str) -> Iterator[str]:
+    if not key:
+        return
+    if len(key) > MAX_API_KEY:
+        yield f"api_key: longer than {MAX_API_KEY} characters"
+    if not all("\x21" <= c <= "\x7e" for c in key):
+        yield "api_key: must be printable ASCII without spaces (the value is not shown)"
+    elif key.startswith("-"):
+        yield "api_key: must not start with '-', where an engine's parser would read it as a flag"
