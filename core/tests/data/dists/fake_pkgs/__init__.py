@@ -1,0 +1,1 @@
+"""Stand-in engine packages behind the committed fake distributions."""

@@ -1,0 +1,116 @@
+"""check_spec: every rule names the field it breaks, and all are reported at once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from enginekit import ShardSpec
+from enginekit.speccheck import check_spec
+
+Make = Callable[..., ShardSpec]
+
+MIG = "MIG-4f3c2a10-1b2c-4d5e-8f90-a1b2c3d4e5f6"
+MIG2 = "MIG-5f3c2a10-1b2c-4d5e-8f90-a1b2c3d4e5f6"
+
+
+def test_a_valid_shard_has_no_problems(make_shard: Make) -> None:
+    assert check_spec(make_shard()) == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"http_port": 0}, "http_port: expected a port in 1-65535, got 0"),
+        ({"http_port": 65536}, "http_port: expected a port in 1-65535, got 65536"),
+        ({"kv_events_port": -1}, "kv_events_port: expected a port in 1-65535, got -1"),
+        (
+            {
+                "rank": 2,
+                "nnodes": 2,
+                "profile_nodes": 2,
+                "profile_gpus_per_node": 1,
+                "leader_addr": "10.0.0.1",
+                "leader_port": 29500,
+            },
+            "rank: must be in 0..1 for 2 node(s), got 2",
+        ),
+        ({"rank": -1}, "rank: must be in 0..0 for 1 node(s), got -1"),
+        ({"nnodes": 0}, "nnodes: must be at least 1, got 0"),
+        (
+            {"nnodes": 2, "profile_nodes": 2, "profile_gpus_per_node": 1, "leader_port": 29500},
+            "leader_addr: required when the replica spans more than one node",
+        ),
+        (
+            {"nnodes": 2, "profile_nodes": 2, "profile_gpus_per_node": 1, "leader_addr": "10.0.0.1"},
+            "leader_port: expected a port in 1-65535, got 0",
+        ),
+        (
+            {"nnodes": 2, "leader_addr": "h", "leader_port": 1},
+            "nnodes: the shard says 2 node(s), its profile 'p' says 1",
+        ),
+        (
+            {"leader_addr": "tcp://1.2.3.4:29500"},
+            "leader_addr: expected a host name or IP address, got 'tcp://1.2.3.4:29500'",
+        ),
+        ({"bind_addr": "10.0.0.1 "}, "bind_addr: expected a host name or IP address, got '10.0.0.1 '"),
+        ({"gpu_indices": (-1,)}, "gpu_indices: must be 0 or more, got [-1]"),
+        ({"gpu_indices": (0, 0), "profile_tp": 2}, "gpu_indices: a GPU is listed twice in [0, 0]"),
+        ({"gpu_indices": (0, 1)}, "gpu_indices: profile 'p' needs 1 GPU(s) per node, the shard has 2"),
+        ({"gpu_uuids": ("MIG-xyz",)}, "gpu_uuids: expected MIG-<uuid> or GPU-<uuid>, got 'MIG-xyz'"),
+        (
+            {"gpu_indices": (1000, 1001), "gpu_uuids": (MIG, MIG2), "profile_tp": 2},
+            "gpu_uuids: a shard on MIG gets exactly one instance (CUDA enumerates one MIG device per process), got 2 devices",
+        ),
+        ({"gpu_uuids": (MIG, MIG)}, "gpu_uuids: a device is listed twice"),
+        ({"hcas": ("mlx5_0", "mlx5_0")}, "hcas: listed twice: ['mlx5_0']"),
+        ({"hcas": ("^=mlx5_0",)}, "hcas: expected an adapter name with an optional :port, got '^=mlx5_0'"),
+        (
+            {"mgmt_interface": "eth0,eth1"},
+            "mgmt_interface: expected an interface name of at most 15 letters, digits, '.', '_' or '-', got 'eth0,eth1'",
+        ),
+        (
+            {"mgmt_interface": "a" * 16},
+            "mgmt_interface: expected an interface name of at most 15 letters, digits, '.', '_' or '-', got '"
+            + "a" * 16
+            + "'",
+        ),
+        ({"hcas": ("mlx5_0",), "gid_index": -1}, "gid_index: must be 0 or more, got -1"),
+        ({"gid_index": 3}, "gid_index: set, but the shard has no HCAs for it to apply to"),
+        ({"threads": -4}, "threads: must be 0 or more, got -4"),
+        (
+            {"api_key": "has space"},
+            "api_key: must be printable ASCII without spaces (the value is not shown)",
+        ),
+        (
+            {"api_key": "--trust-remote-code"},
+            "api_key: must not start with '-', where an engine's parser would read it as a flag",
+        ),
+        ({"api_key": "k" * 4097}, "api_key: longer than 4096 characters"),
+        ({"profile_model_path": "/m\x00x"}, "profile.model_path: contains a NUL or control character"),
+        ({"profile_args": ("--x", "a\nb")}, "profile.args[1]: contains a NUL or control character"),
+    ],
+)
+def test_each_rule_names_its_field(make_shard: Make, fields: dict[str, object], expected: str) -> None:
+    problems = check_spec(make_shard(**fields))
+    assert f"shard spec s1: {expected}" in problems
+
+
+def test_a_bad_api_key_is_never_echoed(make_shard: Make) -> None:
+    problems = check_spec(make_shard(api_key="sekrit\nvalue"))
+    assert problems
+    assert not any("sekrit" in p for p in problems)
+
+
+def test_one_mig_instance_is_accepted(make_shard: Make) -> None:
+    assert check_spec(make_shard(gpu_indices=(1000,), gpu_uuids=(MIG,))) == []
+
+
+def test_all_problems_at_once(make_shard: Make) -> None:
+    problems = check_spec(make_shard(http_port=0, threads=-1, gpu_indices=(-1,)))
+    assert len(problems) == 3
+
+
+def test_ipv6_and_host_names_are_addresses(make_shard: Make) -> None:
+    assert check_spec(make_shard(bind_addr="fd00::1")) == []
+    assert check_spec(make_shard(bind_addr="node-1.cluster.local")) == []
