@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -46,11 +47,30 @@ def _shown(value: object) -> str:
     return f"{type(value).__name__} {text[:40]}{'…' if len(text) > 40 else ''}"
 
 
+def _fast_tuple(conv: cattrs.Converter, item: type) -> Callable[[object, type], tuple[Any, ...]]:
+    """A hook for ``tuple[item, ...]``: plain well-typed lists skip cattrs' per-element machinery."""
+    slow = conv.get_structure_hook(tuple[item, ...])  # type: ignore[valid-type]
+
+    def structure_tuple(value: object, tp: type) -> tuple[Any, ...]:
+        if type(value) in (list, tuple) and all(type(x) is item for x in value):  # type: ignore[attr-defined]
+            return tuple(value)  # type: ignore[arg-type]
+        return slow(value, tp)  # type: ignore[no-any-return]
+
+    return structure_tuple
+
+
+def _is_tuple_of(item: type) -> Callable[[Any], bool]:
+    exact = tuple[item, ...]  # type: ignore[valid-type]
+    return lambda tp: bool(tp == exact)
+
+
 def _make_converter() -> cattrs.Converter:
     conv = cattrs.Converter()
     conv.register_structure_hook(int, _strict_int)
     conv.register_structure_hook(str, _strict_str)
     conv.register_structure_hook(bool, _strict_bool)
+    for item in (int, str):
+        conv.register_structure_hook_func(_is_tuple_of(item), _fast_tuple(conv, item))
     conv.register_unstructure_hook(frozenset, sorted)
     return conv
 
@@ -60,6 +80,7 @@ def _make_converter() -> cattrs.Converter:
 converter = _make_converter()
 
 
+@functools.lru_cache(maxsize=1024)
 def _folded(name: str) -> str:
     """Fold a field name so snake_case and the Go agent's spellings meet.
 
@@ -81,8 +102,25 @@ def _inner_attrs_type(tp: Any) -> type | None:
     return None
 
 
-def _accepts_none(tp: Any) -> bool:
-    return type(None) in typing.get_args(tp)
+@attrs.frozen
+class _FieldInfo:
+    name: str
+    accepts_none: bool
+    #: The attrs class of a nested field, and whether it is a tuple of them.
+    nested: type | None
+    many: bool
+
+
+@functools.cache
+def _fields_of(cls: type) -> dict[str, _FieldInfo]:
+    """Each field of ``cls`` by its folded name, resolved once per class."""
+    out = {}
+    for field in attrs.fields(attrs.resolve_types(cls)):
+        nested = _inner_attrs_type(field.type)
+        many = nested is not None and not attrs.has(field.type)
+        accepts_none = type(None) in typing.get_args(field.type)
+        out[_folded(field.name)] = _FieldInfo(field.name, accepts_none, nested, many)
+    return out
 
 
 def _normalise(raw: object, cls: type, path: str, unknown: list[str], errors: list[str]) -> Any:
@@ -90,26 +128,25 @@ def _normalise(raw: object, cls: type, path: str, unknown: list[str], errors: li
     if not isinstance(raw, Mapping):
         errors.append(f"{path}: expected a table of fields, got {_shown(raw)}")
         return None
-    fields = {_folded(f.name): f for f in attrs.fields(attrs.resolve_types(cls))}
+    fields = _fields_of(cls)
     out: dict[str, Any] = {}
     for key, value in raw.items():
-        where = f"{path}.{key}" if path else str(key)
         field = fields.get(_folded(key)) if isinstance(key, str) else None
         if field is None:
-            unknown.append(f"{where}: unknown field")
+            unknown.append(f"{path}.{key}: unknown field" if path else f"{key}: unknown field")
             continue
         if field.name in out:
-            errors.append(f"{where}: given twice (as {field.name!r} and {key!r})")
+            errors.append(f"{path}.{key}: given twice (as {field.name!r} and {key!r})")
             continue
-        if value is None and not _accepts_none(field.type):
+        if value is None and not field.accepts_none:
             # Go marshals a nil slice, map or pointer as null: it means "not set".
             continue
-        inner = _inner_attrs_type(field.type)
-        if inner is not None and attrs.has(field.type):
-            value = _normalise(value, inner, where, unknown, errors)
-        elif inner is not None and isinstance(value, list | tuple):
+        if field.nested is not None and not field.many:
+            value = _normalise(value, field.nested, f"{path}.{key}", unknown, errors)
+        elif field.nested is not None and isinstance(value, list | tuple):
             value = [
-                _normalise(item, inner, f"{where}[{i}]", unknown, errors) for i, item in enumerate(value)
+                _normalise(item, field.nested, f"{path}.{key}[{i}]", unknown, errors)
+                for i, item in enumerate(value)
             ]
         out[field.name] = value
     return out

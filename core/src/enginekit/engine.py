@@ -58,9 +58,11 @@ class Engine:
             log.warning("profile %r: env %s dropped: %s", shard.profile.name, var.key, var.why)
         return commands
 
-    def _build(self, shard: ShardSpec) -> tuple[list[Command], tuple[DroppedVar, ...]]:
+    def _build(
+        self, shard: ShardSpec, *, checked: bool = False
+    ) -> tuple[list[Command], tuple[DroppedVar, ...]]:
         self._check(shard.profile)
-        problems = check_spec(shard)
+        problems = [] if checked else check_spec(shard)
         if problems:
             raise SpecError(problems)
         result = self._call("commands", shard=shard, installed=self._registry.installed(self.name))
@@ -83,13 +85,17 @@ class Engine:
         answer = self._call("serves_http", shard=shard)
         return shard.is_leader() if answer is None else bool(answer)
 
+    def _constant(self, hook_name: str) -> Any:
+        # Hooks without arguments are pure functions of a frozen config: ask once.
+        return self._registry.constant(self.name, hook_name)
+
     def health_path(self) -> str:
         """The path that answers 200 only when the shard is ready."""
-        return str(self._call("health_path") or hookspecs.DEFAULT_HEALTH_PATH)
+        return str(self._constant("health_path") or hookspecs.DEFAULT_HEALTH_PATH)
 
     def metrics_path(self) -> str:
         """The path that serves Prometheus text."""
-        return str(self._call("metrics_path") or hookspecs.DEFAULT_METRICS_PATH)
+        return str(self._constant("metrics_path") or hookspecs.DEFAULT_METRICS_PATH)
 
     def notes(self, shard: ShardSpec) -> list[str]:
         """What an operator should know about how this shard will run."""
@@ -114,7 +120,7 @@ class Engine:
 
     def unavailable(self) -> str | None:
         """Why this engine cannot be offered on this node, or None."""
-        answer = self._call("unavailable")
+        answer = self._constant("unavailable")
         return str(answer) if answer else None
 
     def plan(self, shard: ShardSpec, gpus: Sequence[GPUInfo] = ()) -> LaunchPlan:
@@ -128,7 +134,7 @@ class Engine:
         problems = self.validate(shard.profile, gpus) + check_spec(shard)
         if problems:
             raise SpecError(problems)
-        commands, dropped = self._build(shard)
+        commands, dropped = self._build(shard, checked=True)
         return LaunchPlan(
             engine=self.name,
             shard=shard,

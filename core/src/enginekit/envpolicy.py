@@ -9,6 +9,7 @@ names that point at files or code, then value rules. See ``reference/security.md
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 
@@ -197,11 +198,15 @@ RISKY_SUFFIXES: tuple[str, ...] = (
 
 
 def _name_set(names: Iterable[str]) -> frozenset[str]:
-    return frozenset(names)
+    return frozenset(name.upper() for name in names)
 
 
 def _name_tuple(names: Iterable[str]) -> tuple[str, ...]:
-    return tuple(names)
+    return tuple(name.upper() for name in names)
+
+
+_DENY_EXACT = {name: group.why for group in DENY_GROUPS for name in group.exact}
+_DENY_PREFIXES = tuple((prefix, group.why) for group in DENY_GROUPS for prefix in group.prefixes)
 
 
 @attrs.frozen
@@ -221,6 +226,9 @@ class EnvPolicy:
 
     def unsafe_env(self, key: str) -> tuple[bool, str]:
         """Judge a variable name: ``(True, why)`` when a profile may not set it."""
+        return _verdict(self, key)
+
+    def _judge(self, key: str) -> tuple[bool, str]:
         if not key:
             return True, "empty name"
         if len(key) > MAX_KEY_LENGTH:
@@ -230,14 +238,16 @@ class EnvPolicy:
         upper = key.upper()
         if upper in RESERVED or upper.startswith(RESERVED_PREFIXES):
             return True, "reserved: derived from the shard spec"
-        if upper in {name.upper() for name in self.deny} or _starts(upper, self.deny_prefixes):
+        if upper in self.deny or upper.startswith(self.deny_prefixes):
             return True, "denied by this site's policy"
-        if upper in {name.upper() for name in self.allow} or upper in PYTHON_ALLOWED:
+        if upper in self.allow or upper in PYTHON_ALLOWED:
             return False, ""
-        for group in DENY_GROUPS:
-            if upper in group.exact or _starts(upper, group.prefixes):
-                return True, f"denied: {group.why}"
-        if not _starts(upper, OPEN_NAMESPACES + self.allow_prefixes):
+        if upper in _DENY_EXACT:
+            return True, f"denied: {_DENY_EXACT[upper]}"
+        for prefix, why in _DENY_PREFIXES:
+            if upper.startswith(prefix):
+                return True, f"denied: {why}"
+        if not upper.startswith(OPEN_NAMESPACES + self.allow_prefixes):
             return True, "unknown: not in a namespace this site opens to profiles"
         if upper.endswith(RISKY_SUFFIXES):
             return True, "denied: its name says it points at a file, directory, module or program"
@@ -259,7 +269,7 @@ class EnvPolicy:
             return True, "value looks like an exported shell function"
         if len(value.encode("utf-8")) > MAX_VALUE_LENGTH:
             return True, f"value longer than {MAX_VALUE_LENGTH} bytes"
-        if key not in self.path_keys and ("/" in value or "%" in value):
+        if ("/" in value or "%" in value) and key.upper() not in self.path_keys:
             return True, "value contains '/' or '%' and the site has not marked this key as a path"
         return False, ""
 
@@ -283,5 +293,7 @@ def unsafe_env(key: str, policy: EnvPolicy = DEFAULT_POLICY) -> tuple[bool, str]
     return policy.unsafe_env(key)
 
 
-def _starts(upper: str, prefixes: Iterable[str]) -> bool:
-    return any(upper.startswith(p.upper()) for p in prefixes)
+@functools.lru_cache(maxsize=4096)
+def _verdict(policy: EnvPolicy, key: str) -> tuple[bool, str]:
+    # Pure and asked for the same few names over and over: judged once per policy.
+    return policy._judge(key)

@@ -195,7 +195,16 @@ class Registry:
         key = (name, hook_name)
         if key not in self._callers:
             others = [p for other, p in self._engines.items() if other != name]
-            self._callers[key] = self.pm.subset_hook_caller(hook_name, remove_plugins=others)
+            caller = self.pm.subset_hook_caller(hook_name, remove_plugins=others)
+            # An optional hook nobody implements answers None without a trip through pluggy.
+            self._callers[key] = caller if caller.get_hookimpls() else _no_answer
+        return self._callers[key]
+
+    def constant(self, name: str, hook_name: str) -> Any:
+        """The answer of an argument-free hook of engine ``name``, asked once."""
+        key = (name, "=" + hook_name)
+        if key not in self._callers:
+            self._callers[key] = self.caller(name, hook_name)()
         return self._callers[key]
 
     def _plugin(self, name: str) -> object:
@@ -232,6 +241,10 @@ class Registry:
             self.pm.unregister(name=name)
             del self._engines[name]
         self._callers.clear()
+
+
+def _no_answer(**_: Any) -> None:
+    return None
 
 
 def _instantiate(obj: Any, raw: Mapping[str, Any], name: str, lenient: bool, warnings: list[str]) -> object:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
-from collections.abc import Iterator
+import typing
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import attrs
 
 from enginekit.convert import unstructure
 from enginekit.model import ShardSpec
@@ -31,7 +36,10 @@ def check_spec(spec: ShardSpec) -> list[str]:
 
 
 def _problems(spec: ShardSpec) -> Iterator[str]:
-    yield from _strings(unstructure(spec), "")
+    texts: list[str] = []
+    _collect(spec, texts)
+    if _CONTROL.search("".join(texts)):  # the common case needs no paths
+        yield from _strings(unstructure(spec), "")
     yield from _port("http_port", spec.http_port)
     if spec.kv_events_port:
         yield from _port("kv_events_port", spec.kv_events_port)
@@ -74,6 +82,47 @@ def _problems(spec: ShardSpec) -> Iterator[str]:
     yield from _api_key(spec.api_key)
 
 
+@functools.cache
+def _text_fields(cls: type) -> tuple[tuple[str, str], ...]:
+    """The fields of ``cls`` that hold strings, and how: once per class."""
+    kinds = []
+    for field in attrs.fields(attrs.resolve_types(cls)):
+        tp, origin = field.type, typing.get_origin(field.type)
+        args = typing.get_args(field.type)
+        if field.name == "api_key":
+            continue  # checked on its own, and never echoed
+        if tp is str:
+            kinds.append((field.name, "str"))
+        elif origin is tuple and args[:1] == (str,):
+            kinds.append((field.name, "strs"))
+        elif origin in (Mapping, dict):
+            kinds.append((field.name, "map"))
+        elif attrs.has(tp):
+            kinds.append((field.name, "one"))
+        elif origin is tuple and args and attrs.has(args[0]):
+            kinds.append((field.name, "many"))
+    return tuple(kinds)
+
+
+def _collect(value: Any, out: list[str]) -> None:
+    """Every string inside an attrs value, keys of mappings included (but not the API key)."""
+    cls: type = type(value)
+    for name, kind in _text_fields(cls):
+        item = getattr(value, name)
+        if kind == "str":
+            out.append(item)
+        elif kind == "strs":
+            out.extend(item)
+        elif kind == "map":
+            out.extend(item)
+            out.extend(item.values())
+        elif kind == "one":
+            _collect(item, out)
+        else:
+            for element in item:
+                _collect(element, out)
+
+
 def _strings(value: object, path: str) -> Iterator[str]:
     # No NUL or control characters anywhere: they end strings early at exec, split
     # KEY=VALUE lines and forge log lines. The key's value is never echoed.
@@ -94,6 +143,7 @@ def _port(field: str, port: int) -> Iterator[str]:
         yield f"{field}: expected a port in 1-65535, got {port}"
 
 
+@functools.lru_cache(maxsize=1024)
 def _is_host(text: str) -> bool:
     try:
         ipaddress.ip_address(text)
