@@ -190,3 +190,8 @@ def _to_toml(data: dict[str, object], prefix: str = "") -> str:
     for key, table in tables:
         out.append(_to_toml(table, f"{prefix}.{key}" if prefix else key))
     return "\n".join(out) + "\n"
+
+
+def test_duplicate_json_keys_are_an_error() -> None:
+    with pytest.raises(SpecError, match="key 'http_port' appears twice"):
+        parse_document('{"http_port": 1, "http_port": 2}', name="x.json", suffix=".json")

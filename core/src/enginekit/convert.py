@@ -191,6 +191,17 @@ def _path_first(line: str) -> str:
     return f"{where}: {message}" if sep else line
 
 
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # json keeps the last of two equal keys silently; a checker and a consumer that pick
+    # different ones disagree about what was asked for.
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"key {key!r} appears twice")
+        out[key] = value
+    return out
+
+
 def unstructure(value: object) -> Any:
     """Turn a model value into plain dicts, lists and scalars (JSON-ready)."""
     return converter.unstructure(value)
@@ -214,7 +225,9 @@ def parse_document(text: str, *, name: str, suffix: str = "") -> Mapping[str, An
     problems = []
     for kind in kinds:
         try:
-            data = json.loads(text) if kind == ".json" else tomllib.loads(text)
+            data = (
+                json.loads(text, object_pairs_hook=_no_duplicates) if kind == ".json" else tomllib.loads(text)
+            )
         except (ValueError, tomllib.TOMLDecodeError) as exc:
             problems.append(f"{name}: not valid {kind[1:].upper()}: {exc}")
             continue
