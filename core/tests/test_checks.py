@@ -125,7 +125,7 @@ def test_spellings_of_a_refused_flag_are_caught(token: str) -> None:
         config_key="allow_args",
     )
     assert problems == [
-        f"profile 'llama': args: {token!r} (--trust-remote-code) runs code from the model; refused unless the "
+        f"profile 'llama': args: {token.split('=')[0]!r} (--trust-remote-code) runs code from the model; refused unless the "
         f'site allows it (allow_args = ["--trust-remote-code"])'
     ]
 
@@ -150,6 +150,14 @@ def test_dotted_keys_and_managed_options() -> None:
     assert managed_option_problems(
         "llama", ["-tp", "8"], {"--tensor-parallel-size": "use profile.tp"}, VLLM_LIKE
     ) == ["profile 'llama': args: '-tp' sets --tensor-parallel-size, which enginekit manages; use profile.tp"]
+
+
+def test_values_are_never_echoed() -> None:
+    [problem] = managed_option_problems(
+        "llama", ["--api-key=sekrit"], {"--api-key": "use the shard's api_key"}, VLLM_LIKE
+    )
+    assert "sekrit" not in problem
+    assert "'--api-key' sets --api-key" in problem
 
 
 def test_underscores_only_where_the_parser_accepts_them() -> None:

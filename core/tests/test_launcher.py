@@ -63,6 +63,7 @@ def test_a_missing_variable_is_a_clear_exit(tmp_path: Path) -> None:
     assert "ran" not in out.stdout
 
 
-def test_isolated_by_default() -> None:
-    assert launcher_args("m", ["--x"])[:2] == ("-I", "-c")
-    assert launcher_args("m", ["--x"])[-1] == "--x"
+def test_isolated_by_default_and_plain_when_nothing_is_handed_over() -> None:
+    assert launcher_args("m", ["--x"]) == ("-I", "-m", "m", "--x")
+    assert launcher_args("m", ["--x"], secret_args={"--k": "ENGINEKIT_K"})[:2] == ("-I", "-c")
+    assert launcher_args("m", ["--x"], secret_args={"--k": "ENGINEKIT_K"})[-1] == "--x"

@@ -193,10 +193,10 @@ def test_disabled_engine_is_never_imported(fake_dists: Path) -> None:
 
 
 def test_allowlist_and_missing_enabled_engine(fake_dists: Path) -> None:
-    registry = Registry.from_entry_points(enable={"fake", "sglang"})
+    registry = Registry.from_entry_points(enable={"fake", "nonesuch"})
     assert registry.names() == ["fake"]
     rows = {row.name: (row.status, row.detail) for row in registry.statuses()}
-    assert rows["sglang"] == ("failed", "enabled but not installed")
+    assert rows["nonesuch"] == ("failed", "enabled but not installed")
     assert rows["broken"] == ("disabled", "disabled on this node")
 
 

@@ -136,6 +136,11 @@ DENY_GROUPS: tuple[_Group, ...] = (
         "SGLANG_TEST_ SGLANG_DSPARK_ SGLANG_HICACHE_ MOONCAKE_",
     ),
     _group(
+        "TensorRT-LLM would run the model through the proxy or disaggregated instance it names "
+        "instead of its own workers",
+        prefixes="TLLM_SPAWN_PROXY_PROCESS TLLM_DISAGG_",
+    ),
+    _group(
         "llama-server reads every flag from its LLAMA_ARG_ twin, bypassing the argument checks",
         prefixes="LLAMA_ARG_",
     ),

@@ -17,24 +17,25 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
-_TEMPLATE = """\
-import atexit, os, runpy, shutil, sys, tempfile
-a = sys.argv[1:]
+_TAKE = """\
+import os, runpy, sys
 def take(v):
     if v not in os.environ:
         sys.exit("enginekit launcher: " + v + " is not set")
     return os.environ.pop(v)
-for f, v in {secrets!r}:
-    a += [f, take(v)]
-d = None
-for f, v, n in {files!r}:
-    if d is None:
-        d = tempfile.mkdtemp(prefix="enginekit-")
-        atexit.register(shutil.rmtree, d, True)
+a = sys.argv[1:]
+"""
+_PUT = """\
+import atexit, shutil, tempfile
+d = tempfile.mkdtemp(prefix="enginekit-")
+atexit.register(shutil.rmtree, d, True)
+def put(f, v, n):
     p = os.path.join(d, n)
-    with os.fdopen(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as h:
+    with os.fdopen(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as h:
         h.write(take(v))
-    a += [f, p]
+    return [f, p]
+"""
+_RUN = """\
 sys.argv = [{module!r}] + a
 runpy.run_module({module!r}, run_name="__main__", alter_sys=True)
 """
@@ -59,6 +60,8 @@ def launcher_args(
 ) -> tuple[str, ...]:
     """The interpreter arguments that start ``module`` with ``args`` through the launcher.
 
+    With nothing to hand over, this is plain ``-m module``.
+
     :param secret_args: ``{flag: ENV_VAR}``: the flag is appended with the variable's
         value inside the process, never on the command line.
     :param file_args: Flags appended with the path of a private file holding the
@@ -66,9 +69,12 @@ def launcher_args(
     :param isolated: Start the interpreter with ``-I``: every ``PYTHON*`` variable and the
         user site-packages are ignored, so nothing in the environment picks the code run.
     """
-    code = _TEMPLATE.format(
-        secrets=tuple((secret_args or {}).items()),
-        files=tuple((f.flag, f.env, f.filename) for f in file_args),
-        module=module,
-    )
-    return (*(("-I",) if isolated else ()), "-c", code, *args)
+    isolation = ("-I",) if isolated else ()
+    if not secret_args and not file_args:
+        return (*isolation, "-m", module, *args)  # nothing to hand over: plain ``python -m``
+    code = _TAKE
+    code += "".join(f"a += [{flag!r}, take({env!r})]\n" for flag, env in (secret_args or {}).items())
+    if file_args:
+        code += _PUT + "".join(f"a += put({f.flag!r}, {f.env!r}, {f.filename!r})\n" for f in file_args)
+    code += _RUN.format(module=module)
+    return (*isolation, "-c", code, *args)
