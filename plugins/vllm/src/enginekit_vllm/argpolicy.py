@@ -1,0 +1,94 @@
+"""Pass-through arguments read the way vLLM's parser reads them, and the ones the policy refuses."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterator, Sequence
+
+from enginekit.args import (
+    ArgSyntax,
+    OptionUse,
+    code_loading_problems,
+    find_options,
+    managed_option_problems,
+)
+from enginekit.checks import quantization_of
+
+from enginekit_vllm.flags import CODE_KEYS, CODE_LOADING, MANAGED, SECRETS
+from enginekit_vllm.known import KNOWN_OPTIONS, short_aliases
+
+CONFIG_KEY = "engines.vllm.allow_args"
+
+#: vLLM's ``FlexibleArgumentParser``: ``_`` for ``-``, ``--flag.key value`` for JSON keys,
+#: ``--flag=value``, unambiguous prefixes (argparse's ``allow_abbrev``, left on), and
+#: single-dash spellings (``-tp``), which argparse abbreviates too. Every flag of the
+#: tables is known even where 0.34.0 lacks it, so an older release's flag is caught.
+SYNTAX = ArgSyntax(
+    known=KNOWN_OPTIONS | set(MANAGED) | set(CODE_LOADING) | set(CODE_KEYS) | set(SECRETS),
+    aliases=short_aliases(),
+    underscores=True,
+    abbreviations=True,
+    dotted=True,
+)
+
+
+def arg_problems(profile_name: str, args: Sequence[str], allowed: Collection[str]) -> list[str]:
+    """Every pass-through argument vLLM must not get, one sentence each."""
+    problems = managed_option_problems(profile_name, args, MANAGED, SYNTAX)
+    problems += code_loading_problems(
+        profile_name, args, CODE_LOADING, allowed, SYNTAX, config_key=CONFIG_KEY
+    )
+    problems += _code_key_problems(profile_name, args, allowed)
+    problems += _secret_problems(profile_name, args)
+    return problems
+
+
+def quantization(args: Sequence[str]) -> str:
+    """The ``--quantization`` (or ``-q``) the args ask for, as vLLM reads it; "" for none."""
+    return quantization_of(args, SYNTAX)
+
+
+def _code_key_problems(profile_name: str, args: Sequence[str], allowed: Collection[str]) -> list[str]:
+    return [
+        f"profile {profile_name!r}: args: {use.token.split('=', 1)[0]!r} ({use.option}) sets "
+        f"{CODE_KEYS[use.option]}, which imports the code it names; refused unless the site "
+        f'allows it ({CONFIG_KEY} = ["{use.option}"])'
+        for use in find_options(args, CODE_KEYS, SYNTAX)
+        if use.option not in allowed and _sets_key(use, CODE_KEYS[use.option])
+    ]
+
+
+def _sets_key(use: OptionUse, key: str) -> bool:
+    head = use.token.split("=", 1)[0]
+    if "." in head:
+        # ``--kv-transfer-config.kv_connector_module_path x``; ``+`` appends to a list.
+        return _key(head.split(".")[1]) == key
+    if use.value is None:
+        return False
+    try:
+        data = json.loads(use.value)
+    except ValueError:
+        # vLLM also reads numbers like 80m that JSON does not; the key can still be there,
+        # spelled out or hidden behind a \u escape its JSON reader decodes.
+        return key in use.value.replace("-", "_") or "\\" in use.value
+    return isinstance(data, dict) and any(_key(str(name)) == key for name in data)
+
+
+def _key(name: str) -> str:
+    return name.rstrip("+").replace("-", "_")
+
+
+def _secret_problems(profile_name: str, args: Sequence[str]) -> list[str]:
+    # The token is not echoed: it may hold the secret (--api-key=...).
+    return [
+        f"profile {profile_name!r}: args[{use.index}]: {use.option} puts a secret on the "
+        f"command line, which every local user can read; {SECRETS[use.option][1]}"
+        for use in _secret_uses(args)
+    ]
+
+
+def _secret_uses(args: Sequence[str]) -> Iterator[OptionUse]:
+    for use in find_options(args, SECRETS, SYNTAX):
+        always, _ = SECRETS[use.option]
+        if always or use.value is not None:
+            yield use

@@ -1,0 +1,60 @@
+"""What an operator should know about a vLLM shard: what its API key leaves open, and what else listens."""
+
+from __future__ import annotations
+
+from enginekit import ShardSpec
+
+from enginekit_vllm.config import VllmConfig
+from enginekit_vllm.launch import node_ip
+from enginekit_vllm.versions import GUARDED_PREFIXES, newest_at_or_below, shown
+
+#: Routes vLLM 0.34.0 mounts whatever the model, none under a guarded prefix
+#: (``entrypoints/serve/``: instrumentator, tokenize, sagemaker).
+_OPEN_ROUTES = "/health, /metrics, /version, /load, /ping, /kv_event_sources, /tokenize, /detokenize"
+
+
+def shard_notes(config: VllmConfig, shard: ShardSpec) -> list[str]:
+    """The notes for ``shard``, most important first."""
+    notes: list[str] = []
+    where = f"{shard.host()}:{shard.http_port}"
+    if shard.is_leader() and shard.api_key:
+        read = newest_at_or_below(GUARDED_PREFIXES, config.release)
+        notes.append(
+            f"VLLM_API_KEY guards only paths under {', '.join(GUARDED_PREFIXES[read])} (vLLM "
+            f"{shown(read)}); everything else answers whoever reaches {where} without it: "
+            f"{_OPEN_ROUTES}, and /invocations, which runs inference (SageMaker); a metrics "
+            f"scraper needs no key"
+        )
+    elif shard.is_leader():
+        notes.append(f"no API key: every endpoint at {where} answers whoever reaches it")
+    if shard.is_leader() and shard.profile.kv_events and not shard.kv_events_port:
+        notes.append(
+            "profile.kv_events is set but the shard has no kv_events_port: no KV-cache events are published"
+        )
+    if shard.is_multi_node() and config.multinode == "ray":
+        notes.append(
+            f"the Ray head at {shard.leader_addr}:{shard.leader_port} takes jobs from whoever "
+            f"reaches it, and runs them as the engine's user (CVE-2023-48022); vLLM copies the "
+            f"server's VLLM_* and NCCL_* variables, the API key included, to every Ray worker, "
+            f"over each worker node's own"
+        )
+    elif shard.is_multi_node():
+        notes.append(
+            "traffic between the nodes (torch.distributed, vLLM's queues) is unauthenticated: "
+            "keep them on an isolated network"
+        )
+        if node_ip(shard) is None:
+            field = "leader_addr and bind_addr are" if shard.is_leader() else "bind_addr is"
+            notes.append(
+                f"VLLM_HOST_IP is not set ({field} not an IP address): vLLM takes the default "
+                f"route's address for its inter-node queues"
+            )
+    if shard.on_cpu():
+        cpu = "runs only on a vLLM CPU build (its version ends in '+cpu')"
+        if shard.threads:
+            cpu += (
+                f"; vLLM does not pin its {shard.threads} threads (nobind): pin the process to "
+                f"the reserved cores (a cpuset) to keep them there"
+            )
+        notes.append(cpu)
+    return notes

@@ -1,0 +1,74 @@
+"""Engine plugin ``vllm``: command lines and environments for ``vllm serve``, alone or across nodes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
+
+from enginekit import Command, GPUInfo, Profile, ShardSpec, hookimpl
+
+from enginekit_vllm.config import VllmConfig
+from enginekit_vllm.launch import build
+from enginekit_vllm.notes import shard_notes
+from enginekit_vllm.validation import profile_problems
+from enginekit_vllm.versions import HELP_ALL_SINCE
+
+RAY_COMMANDS = frozenset({"ray-head", "ray-worker"})
+
+
+class VllmEngine:
+    """Hooks for vLLM. The vllm package itself is never imported: every fact is in the tables."""
+
+    config_type: ClassVar[type[VllmConfig]] = VllmConfig
+    takes_installed_build: ClassVar[bool] = True
+
+    # A frozen config: one shared default instance cannot be mutated through another engine.
+    def __init__(self, config: VllmConfig = VllmConfig()) -> None:  # noqa: B008
+        self.config = config
+
+    def __repr__(self) -> str:
+        return f"VllmEngine({self.config!r})"
+
+    @hookimpl
+    def validate(self, profile: Profile, gpus: Sequence[GPUInfo]) -> list[str]:
+        """Pass-through args, quantization floors and removals, multi-node and MIG limits."""
+        return profile_problems(self.config, profile, gpus)
+
+    @hookimpl
+    def commands(self, shard: ShardSpec, installed: Path | None) -> list[Command]:
+        """The server; under Ray the leader's head first, and on a worker node only the join."""
+        return build(self.config, shard, installed)
+
+    @hookimpl
+    def serves_http(self, shard: ShardSpec) -> bool:
+        """Only the leader: a native worker runs --headless, a Ray worker runs no server at all."""
+        return shard.is_leader()
+
+    @hookimpl
+    def health_path(self) -> str:
+        """200 once the engine is up; the socket refuses connections while the model loads."""
+        return "/health"
+
+    @hookimpl
+    def metrics_path(self) -> str:
+        """Prometheus text, always mounted, never behind the API key."""
+        return "/metrics"
+
+    @hookimpl
+    def notes(self, shard: ShardSpec) -> list[str]:
+        """What the API key leaves open, and what else listens."""
+        return shard_notes(self.config, shard)
+
+    @hookimpl
+    def help_command(self, command: Command) -> Command:
+        """``vllm serve --help=all`` (plain ``--help`` lists only config groups); ``ray start --help``."""
+        if command.name in RAY_COMMANDS:
+            args: tuple[str, ...] = ("start", "--help")
+        elif self.config.release >= HELP_ALL_SINCE:
+            args = ("serve", "--help=all")
+        else:
+            args = ("serve", "--help")
+        # The same environment (a CPU build needs VLLM_TARGET_DEVICE to import), minus secrets.
+        env = {k: v for k, v in command.env.items() if k not in command.secret_env}
+        return Command(path=command.path, args=args, env=env, name=f"{command.name or 'vllm'}-help")

@@ -1,0 +1,43 @@
+"""vLLM flags derived from the profile: parallelism, LoRA adapters, the KV-event publisher."""
+
+from __future__ import annotations
+
+import json
+
+from enginekit import ShardSpec
+
+
+def parallel(shard: ShardSpec) -> list[str]:
+    """Tensor and pipeline parallel degrees, from the profile."""
+    profile = shard.profile
+    return [
+        "--tensor-parallel-size", str(profile.tp),
+        "--pipeline-parallel-size", str(profile.pipeline_degree),
+    ]  # fmt: skip
+
+
+def lora(shard: ShardSpec, *, serving: bool) -> list[str]:
+    """LoRA flags; only the serving rank lists the modules, every rank sizes the slots the same."""
+    adapters = shard.profile.adapters
+    if not adapters:
+        return []
+    # In order: vLLM numbers adapters as listed, and requests apply them by that id.
+    modules = [
+        f"{a.name}={a.path}" if "," not in a.path else json.dumps({"name": a.name, "path": a.path})
+        for a in adapters
+    ]
+    listed = ["--lora-modules", *modules] if serving else []
+    return ["--enable-lora", *listed, "--max-loras", str(len(adapters))]
+
+
+def kv_events(shard: ShardSpec) -> list[str]:
+    """The KV-event publisher, when the profile asks and the agent gave a port."""
+    if not (shard.profile.kv_events and shard.kv_events_port):
+        return []
+    # A concrete address makes vLLM's publisher connect; '*' or '::' would make it bind.
+    config = {
+        "enable_kv_cache_events": True,
+        "publisher": "zmq",
+        "endpoint": f"tcp://127.0.0.1:{shard.kv_events_port}",
+    }
+    return ["--kv-events-config", json.dumps(config, separators=(",", ":"))]
