@@ -1,0 +1,135 @@
+"""The SGLang server's arguments and environment for one shard, derived from the spec alone."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+
+from enginekit.errors import EngineError
+from enginekit.model import ShardSpec
+from enginekit.ncclenv import EnvBuild, placement_env
+
+#: enginekit's own name for the key: reserved (``ENGINEKIT_*``), so no profile can set
+#: it, and removed from the environment by the launcher before SGLang starts.
+KEY_ENV = "ENGINEKIT_API_KEY"
+THREADS_ENV = "SGLANG_CPU_OMP_THREADS_BIND"
+
+
+def server_args(shard: ShardSpec) -> list[str]:
+    """Everything SGLang is told on its command line, the profile's arguments last."""
+    profile = shard.profile
+    args = [
+        "--model-path",
+        profile.model_path,
+        # SGLang listens on 127.0.0.1 unless told: the router could never reach it.
+        "--host",
+        shard.host(),
+        "--port",
+        str(shard.http_port),
+        "--served-model-name",
+        profile.model_name(),
+        # Full spellings: "--pp" is ambiguous to argparse (--pp-size, --pp-max-micro-batch-size…).
+        "--tp-size",
+        str(profile.tp),
+        "--pp-size",
+        str(profile.pipeline_degree),
+    ]
+    if shard.is_multi_node():
+        args += [
+            "--nnodes",
+            str(shard.nnodes),
+            "--node-rank",
+            str(shard.rank),
+            "--dist-init-addr",
+            dist_init_addr(shard),
+        ]
+    if shard.on_cpu():
+        args += ["--device", "cpu"]
+    # Prometheus is mounted at /metrics only with this flag (on workers too, on
+    # their stub server), so the plan's metrics_path is real.
+    args.append("--enable-metrics")
+    if profile.adapters:
+        args += ["--enable-lora", "--lora-paths"]
+        args += [f"{adapter.name}={adapter.path}" for adapter in profile.adapters]
+    events = kv_events_config(shard)
+    if events:
+        args += ["--kv-events-config", events]
+    return [*args, *profile.args]
+
+
+def dist_init_addr(shard: ShardSpec) -> str:
+    """``host:port`` of the leader; SGLang requires brackets around an IPv6 address."""
+    host = shard.leader_addr
+    try:
+        if ipaddress.ip_address(host).version == 6:
+            host = f"[{host}]"
+    except ValueError:
+        pass  # a host name
+    return f"{host}:{shard.leader_port}"
+
+
+def kv_events_config(shard: ShardSpec) -> str:
+    """The ``--kv-events-config`` JSON, or "" when the profile publishes no events.
+
+    The publisher defaults to ``"null"`` and there is no ``enable_kv_cache_events``
+    field (unlike vLLM): naming ``zmq`` is what turns publishing on. ``bind: false``
+    connects to the agent's loopback listener instead of binding a port of its own.
+    """
+    if not shard.profile.kv_events:
+        return ""
+    if not shard.kv_events_port:
+        if shard.is_leader():
+            raise EngineError(
+                f"shard spec {shard.shard_id or '(unnamed)'}: kv_events_port: profile "
+                f"{shard.profile.name!r} asks for KV-cache events, but the shard has no port to "
+                f"publish them to"
+            )
+        return ""  # a worker rank the agent gave no listener: its schedulers publish nothing
+    config = {"publisher": "zmq", "endpoint": f"tcp://127.0.0.1:{shard.kv_events_port}", "bind": False}
+    return json.dumps(config, separators=(",", ":"))
+
+
+def server_env(shard: ShardSpec) -> EnvBuild:
+    """placement_env plus SGLang's own variables, each with its reason."""
+    base = placement_env(shard)
+    env, why = dict(base.env), dict(base.why)
+    if shard.api_key:
+        env[KEY_ENV] = shard.api_key
+        why[KEY_ENV] = (
+            "the API key, read and removed from the environment by enginekit's launcher, which "
+            "hands it to SGLang as --api-key inside the process: SGLang takes it only as a "
+            "flag, and any local user can read a command line"
+        )
+    if shard.on_cpu() and shard.threads:
+        # One group per process on this node, indexed by its local device id: TP x PP
+        # ranks over the nodes, which is the profile's per-node width.
+        ranks = shard.profile.per_node
+        if shard.threads < ranks:
+            raise EngineError(
+                f"shard spec {shard.shard_id or '(unnamed)'}: threads: {shard.threads} reserved "
+                f"core(s) cannot give each of the {ranks} rank(s) on this node a core"
+            )
+        env[THREADS_ENV] = cpu_binding(shard.threads, ranks)
+        why[THREADS_ENV] = (
+            f"the {shard.threads} cores placement reserved, split between the {ranks} rank(s) on "
+            f"this node ('|' between ranks); unset, each rank binds a whole NUMA node. The spec "
+            f"carries a count, not core ids, so the shard takes cores 0-{shard.threads - 1}"
+        )
+    return EnvBuild(env=env, why=why)
+
+
+def cpu_binding(threads: int, ranks: int) -> str:
+    """``SGLANG_CPU_OMP_THREADS_BIND``: cores 0..threads-1 in ``ranks`` contiguous groups.
+
+    SGLang sizes each rank's OpenMP pool from its group, so a count alone cannot be
+    given; the first ranks take one core more when the cores do not divide evenly.
+    """
+    if ranks < 1 or threads < ranks:
+        raise ValueError(f"{threads} core(s) cannot be split between {ranks} rank(s)")
+    share, extra = divmod(threads, ranks)
+    groups, start = [], 0
+    for rank in range(ranks):
+        size = share + (1 if rank < extra else 0)
+        groups.append(f"{start}-{start + size - 1}" if size > 1 else str(start))
+        start += size
+    return "|".join(groups)

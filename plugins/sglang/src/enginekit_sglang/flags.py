@@ -1,0 +1,139 @@
+"""SGLang's options as enginekit treats them: managed, secret, code-loading, quantization (0.5.23)."""
+
+from __future__ import annotations
+
+from enginekit.args import ArgSyntax
+
+#: The release these tables were read from (the PyPI wheel's own parser and sources).
+TABLES_VERSION = "0.5.23"
+
+#: The module ``python -m`` would run. ``sglang serve`` is a console script, not a
+#: module, and the launcher runs modules only; launch_server still parses the same
+#: flags with the same parser (``prepare_server_args``).
+MODULE = "sglang.launch_server"
+
+#: Options enginekit sets itself, each with what to use instead. argparse keeps the
+#: last occurrence, so a pass-through copy would silently win over the shard spec.
+MANAGED: dict[str, str] = {
+    "--model-path": "set the profile's model_path",
+    "--model": "set the profile's model_path",
+    "--host": "the shard's bind_addr sets it",
+    "--port": "the shard's http_port sets it",
+    "--tp-size": "set the profile's tp",
+    "--tensor-parallel-size": "set the profile's tp",
+    "--pp-size": "set the profile's pp",
+    "--pipeline-parallel-size": "set the profile's pp",
+    "--nnodes": "set the profile's nodes",
+    "--node-rank": "the shard's rank sets it",
+    "--dist-init-addr": "the shard's leader_addr and leader_port set it",
+    "--nccl-init-addr": "the shard's leader_addr and leader_port set it",
+    "--served-model-name": "set the profile's served_model_name",
+    "--enable-lora": "list the adapters in the profile's adapters",
+    "--lora-paths": "list the adapters in the profile's adapters",
+    "--kv-events-config": "set the profile's kv_events; the agent chooses the port",
+    "--enable-metrics": "enginekit always enables it so that metrics_path is served",
+    "--device": "enginekit sets it from the shard: cpu for a shard without GPUs",
+    # Ports the agent did not assign collide with other shards on the node.
+    "--nccl-port": "leave it to SGLang: a fixed port collides with other shards on the node",
+    "--grpc-port": "enginekit serves the HTTP API only, on the port the agent assigned",
+    # These replace the HTTP server the supervisor health-checks and routes to.
+    "--grpc-mode": "enginekit health-checks and routes to SGLang's HTTP server, which this replaces",
+    "--smg-grpc-mode": "enginekit health-checks and routes to SGLang's HTTP server, which this replaces",
+}
+
+#: Secrets: on a command line they are readable by every local user (/proc/PID/cmdline).
+SECRETS: dict[str, str] = {
+    "--api-key": "set the shard's api_key, which enginekit hands over through the environment",
+    "--admin-api-key": "enginekit has no safe channel for it yet; leave admin endpoints locked",
+    "--ssl-keyfile-password": "use an unencrypted key file readable only by the engine's user",
+}
+
+#: Options that load or run code named by their value, or that read options enginekit
+#: cannot check; refused unless the site config's ``allow_args`` names them.
+CODE_LOADING: dict[str, str] = {
+    "--trust-remote-code": "runs Python shipped in the model repository",
+    "--custom-weight-loader": "imports the functions its value names",
+    "--enable-custom-logit-processor": "lets clients send serialized callables the server runs",
+    "--forward-hooks": "imports the hook_factory callables its JSON names",
+    "--sidecar": "runs the main() of the module its value names",
+    "--hicache-storage-backend-extra-config": "imports the module_path its dynamic backend names",
+    "--unified-cache-external-linker-config": "imports the linker_module_path its dynamic backend names",
+    "--tool-server": "'demo' runs model-written Python; URLs send conversations to other hosts",
+    "--config": "reads any option from a file enginekit cannot check",
+}
+
+#: Every real 0.5.23 option that is a prefix of, or extends, one of the options above
+#: (found by comparing all 561 options of the release's parser). An exact option wins in
+#: argparse, so ``--model`` must not be read as an abbreviation of ``--model-path``, nor
+#: ``--ssl-keyfile`` as ``--ssl-keyfile-password``.
+NEIGHBOURS = frozenset(
+    """
+    --hicache-storage-backend --model-loader-extra-config --model-impl --model-config-parser
+    --modelopt-quant --modelopt-checkpoint-restore-path --modelopt-checkpoint-save-path
+    --modelopt-export-path --modelexpress-config --model-checksum --enable-lora-overlap-loading
+    --enable-metrics-for-all-schedulers --sidecar-args --quantization --quantization-param-path
+    --watermark-config --ssl-keyfile
+    """.split()
+)
+
+#: How SGLang's parser reads options: plain argparse, so ``--flag=value`` and unique
+#: prefixes work (``--tp`` is ``--tp-size``), underscores do not (``--tp_size`` is an
+#: unrecognized argument), and there are no short aliases or dotted keys.
+SYNTAX = ArgSyntax(
+    known=frozenset(MANAGED) | frozenset(SECRETS) | frozenset(CODE_LOADING) | NEIGHBOURS,
+    underscores=False,
+    abbreviations=True,
+    dotted=False,
+)
+
+#: ``--quantization`` choices, enforced by argparse (``arg_groups/choices.py``).
+QUANTIZATION_CHOICES: tuple[str, ...] = tuple(
+    """
+    awq fp8 mxfp8 gptq gptq_marlin awq_marlin bitsandbytes gguf modelopt modelopt_fp8
+    modelopt_fp4 nvfp4_online modelopt_mixed petit_nvfp4 w8a8_int8 w8a8_fp8 moe_wna16 w4afp8
+    mxfp4 auto-round auto-round-int8 compressed-tensors modelslim mxfp_w4a8 quark
+    quark_int4fp8_moe quark_mxfp4 mlx_q4 mlx_q8 unquant humming
+    """.split()
+)
+
+#: Minimum compute capability per method: the config class's ``get_min_capability()``,
+#: which the model loader checks before loading (``model_loader/loader.py``). Methods
+#: absent here have no CUDA floor (or pick it per checkpoint scheme).
+QUANTIZATION_FLOORS: dict[str, float] = {
+    "awq": 7.5,
+    "awq_marlin": 8.0,
+    "fp8": 8.0,
+    "mxfp8": 10.0,
+    "gptq_marlin": 8.0,
+    "bitsandbytes": 7.0,
+    "gguf": 6.0,
+    "modelopt": 8.9,
+    "modelopt_fp8": 8.9,
+    "modelopt_fp4": 8.0,
+    "modelopt_mixed": 8.0,
+    "nvfp4_online": 10.0,
+    "petit_nvfp4": 9.0,
+    "w8a8_int8": 7.5,
+    "w8a8_fp8": 8.9,
+    "moe_wna16": 7.0,
+    "w4afp8": 9.0,
+    "mxfp4": 8.0,
+    "auto-round": 6.0,
+    "auto-round-int8": 7.5,
+    "compressed-tensors": 7.0,
+    "quark": 7.0,
+    "quark_mxfp4": 7.0,
+    "quark_int4fp8_moe": 7.0,
+    "humming": 7.5,
+}
+
+#: Choices argparse accepts that the CUDA build has no implementation for: the launch
+#: gets past parsing, then fails with "Invalid quantization method".
+NOT_ON_CUDA: dict[str, str] = {
+    "gptq": (
+        "plain gptq has no CUDA kernel in SGLang (only CPU, NPU and XPU register it); leave "
+        "--quantization unset and a GPTQ checkpoint is loaded as gptq_marlin"
+    ),
+    "mlx_q4": "mlx_q4 is Apple MLX only",
+    "mlx_q8": "mlx_q8 is Apple MLX only",
+}

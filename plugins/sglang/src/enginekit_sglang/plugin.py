@@ -1,0 +1,120 @@
+"""``SglangEngine``: the hooks that start SGLang's server for a shard."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
+
+from enginekit import Command, GPUInfo, Profile, ShardSpec, hookimpl
+from enginekit.checks import quantization_of
+from enginekit.errors import EngineError
+from enginekit.launcher import launcher_args
+
+from enginekit_sglang.build import KEY_ENV, kv_events_config, server_args, server_env
+from enginekit_sglang.config import SglangConfig
+from enginekit_sglang.flags import MODULE, NOT_ON_CUDA, SYNTAX, TABLES_VERSION
+from enginekit_sglang.notes import shard_notes
+from enginekit_sglang.policy import arg_problems, quantization_problems, served_name_problems
+
+#: A config is frozen, so one default instance serves every engine built without one.
+DEFAULT_CONFIG = SglangConfig()
+
+
+class SglangEngine:
+    """SGLang, started as ``python -m sglang.launch_server`` through enginekit's launcher.
+
+    The launcher exists for the API key: SGLang reads it only from ``--api-key``, and a
+    command line is public on a Linux node. The key travels in ``ENGINEKIT_API_KEY``
+    and is appended to ``sys.argv`` inside the interpreter, which ``ps`` never sees.
+    """
+
+    config_type: ClassVar[type[SglangConfig]] = SglangConfig
+    #: The agent may install SGLang into a virtual environment; its interpreter is used.
+    takes_installed_build: ClassVar[bool] = True
+
+    def __init__(self, config: SglangConfig = DEFAULT_CONFIG) -> None:
+        self.config = config
+
+    @hookimpl
+    def validate(self, profile: Profile, gpus: Sequence[GPUInfo]) -> list[str]:
+        """SGLang's own rules: pass-through arguments, quantization and its GPU floor, the served name."""
+        return [
+            *arg_problems(profile, self.config.allow_args),
+            *quantization_problems(profile, gpus),
+            *served_name_problems(profile),
+        ]
+
+    @hookimpl
+    def commands(self, shard: ShardSpec, installed: Path | None) -> list[Command]:
+        """One process on every rank: the same server, told its rank and the leader's address.
+
+        Workers wait for the leader's port, where rank 0 opens the rendezvous
+        (``--dist-init-addr``): started first, a worker would spend its connection timeout
+        on a leader that is not there yet.
+        """
+        profile = shard.profile
+        # validate() normally ran already; a caller that skipped it must not get a
+        # command that smuggles a managed or code-loading option past the policy.
+        problems = arg_problems(profile, self.config.allow_args) + served_name_problems(profile)
+        method = quantization_of(profile.args, SYNTAX)
+        if method in NOT_ON_CUDA and not shard.on_cpu():
+            problems.append(
+                f"profile {profile.name!r}: args: --quantization {method!r}: {NOT_ON_CUDA[method]}"
+            )
+        if problems:
+            raise EngineError("; ".join(problems))
+        secret = {"--api-key": KEY_ENV} if shard.api_key else None
+        env = server_env(shard)
+        return [
+            Command(
+                path=self.interpreter(installed),
+                args=launcher_args(MODULE, server_args(shard), secret_args=secret),
+                env=env.env,
+                name="sglang" if shard.is_leader() else f"sglang-rank{shard.rank}",
+                wait_for_leader_port=not shard.is_leader(),
+                secret_env=frozenset({KEY_ENV}) if shard.api_key else frozenset(),
+                why=env.why,
+            )
+        ]
+
+    def interpreter(self, installed: Path | None) -> str:
+        """The Python that runs SGLang: the installed build's, else the configured one."""
+        return str(installed / "bin" / "python") if installed is not None else self.config.python
+
+    @hookimpl
+    def serves_http(self, shard: ShardSpec) -> bool:
+        """Only rank 0 serves the API: ranks 1 and up run schedulers and a stub health server.
+
+        That stub answers ``/health``, ``/health_generate`` and ``/ping`` with 200
+        unconditionally (SGLang's ``launch_dummy_health_check_server``), whether or not
+        the rank has joined, loaded its weights or died inside: health-checking it proves
+        nothing, which is why a worker is never treated as an HTTP endpoint.
+        """
+        return shard.is_leader()
+
+    @hookimpl
+    def health_path(self) -> str:
+        """``/health``: 503 until warm-up finishes, then a one-token generation must succeed."""
+        return "/health"
+
+    @hookimpl
+    def metrics_path(self) -> str:
+        """``/metrics``: mounted because :meth:`commands` always passes ``--enable-metrics``."""
+        return "/metrics"
+
+    @hookimpl
+    def notes(self, shard: ShardSpec) -> list[str]:
+        """What SGLang itself still exposes, and how each rank should (not) be watched."""
+        events = kv_events_config(shard) if shard.kv_events_port else ""
+        return shard_notes(shard, self.config.version, TABLES_VERSION, events)
+
+    @hookimpl
+    def help_command(self, command: Command) -> Command:
+        """The interpreter asked for SGLang's options (``path --help`` would print Python's)."""
+        return Command(
+            path=command.path,
+            args=("-I", "-m", MODULE, "--help"),
+            env={k: v for k, v in command.env.items() if k not in command.secret_env},
+            name="sglang-help",
+        )

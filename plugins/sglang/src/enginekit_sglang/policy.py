@@ -1,0 +1,88 @@
+"""The checks particular to SGLang: pass-through arguments and quantization, all problems at once."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Sequence
+
+from enginekit.args import code_loading_problems, find_options, managed_option_problems, option_values
+from enginekit.checks import quantization_of, require_compute_capability
+from enginekit.model import GPUInfo, Profile
+
+from enginekit_sglang.flags import (
+    CODE_LOADING,
+    MANAGED,
+    NOT_ON_CUDA,
+    QUANTIZATION_CHOICES,
+    QUANTIZATION_FLOORS,
+    SECRETS,
+    SYNTAX,
+)
+
+ALLOW_KEY = "engines.sglang.allow_args"
+
+
+def arg_problems(profile: Profile, allowed: Collection[str]) -> list[str]:
+    """What is wrong with the profile's pass-through arguments, read as SGLang's parser reads them."""
+    name, args = profile.name, profile.args
+    return [
+        *_underscores(name, args),
+        *_secrets(name, args),
+        *managed_option_problems(name, args, MANAGED, SYNTAX),
+        *code_loading_problems(name, args, CODE_LOADING, allowed, SYNTAX, config_key=ALLOW_KEY),
+    ]
+
+
+def _underscores(name: str, args: Sequence[str]) -> Iterator[str]:
+    # SGLang refuses them at parse time, so nothing is bypassed; refusing here says
+    # why in the profile's terms instead of as a crash at launch.
+    for token in args:
+        option = token.split("=", 1)[0]
+        if option.startswith("--") and "_" in option:
+            yield (
+                f"profile {name!r}: args: {option!r}: SGLang does not accept underscores in "
+                f"option names; write {option.replace('_', '-')!r}"
+            )
+
+
+def _secrets(name: str, args: Sequence[str]) -> Iterator[str]:
+    for use in find_options(args, SECRETS, SYNTAX):
+        # Never echo the value: this sentence ends up in logs.
+        given = use.token.split("=", 1)[0]
+        yield (
+            f"profile {name!r}: args: {given!r} puts a secret ({use.option}) on the command "
+            f"line, where every local user can read it; {SECRETS[use.option]}"
+        )
+    for value in option_values(args, "--watermark-config", SYNTAX):
+        if value.lstrip().startswith("{"):
+            yield (
+                f"profile {name!r}: args: --watermark-config given inline puts the watermark key "
+                f"on the command line, where every local user can read it; give the path of a "
+                f"file readable only by the engine's user"
+            )
+
+
+def quantization_problems(profile: Profile, gpus: Sequence[GPUInfo]) -> list[str]:
+    """An unknown method, one the CUDA build lacks, or GPUs below the method's floor."""
+    method = quantization_of(profile.args, SYNTAX)
+    if not method:
+        return []
+    where = f"profile {profile.name!r}: args: --quantization {method!r}"
+    if method not in QUANTIZATION_CHOICES:
+        # argparse would stop the launch with "invalid choice"; say it before placement.
+        return [f"{where} is not a choice SGLang accepts; use one of {', '.join(QUANTIZATION_CHOICES)}"]
+    if gpus and method in NOT_ON_CUDA:
+        return [f"{where}: {NOT_ON_CUDA[method]}"]
+    floor = QUANTIZATION_FLOORS.get(method)
+    if floor is None:
+        return []
+    return require_compute_capability(profile, gpus, floor, f"{method} quantization")
+
+
+def served_name_problems(profile: Profile) -> list[str]:
+    """A served name SGLang's parser would read as an option."""
+    if profile.served_model_name.startswith("-"):
+        return [
+            f"profile {profile.name!r}: served_model_name {profile.served_model_name!r} starts "
+            f"with '-', which SGLang's parser reads as an option; rename it"
+        ]
+    return []

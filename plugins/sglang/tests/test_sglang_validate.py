@@ -1,0 +1,357 @@
+"""Every refusal of the SGLang plugin, with its message, and what it must let through."""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+from enginekit import EngineError, GPUInfo, Profile, Registry, ShardSpec, SpecError
+from enginekit.convert import structure
+from enginekit.testing import engine_for
+from enginekit_sglang import SglangConfig, SglangEngine
+
+H100 = [GPUInfo(index=i, name="NVIDIA H100 80GB HBM3", compute_capability="9.0") for i in range(4)]
+L40S = [GPUInfo(index=i, name="NVIDIA L40S", compute_capability="8.9") for i in range(4)]
+T4 = [GPUInfo(index=i, name="Tesla T4", compute_capability="7.5") for i in range(4)]
+
+
+def profile(*args: str, **fields: object) -> Profile:
+    return Profile(name="p", engine="sglang", tp=4, model_path="/models/m", args=args, **fields)  # type: ignore[arg-type]
+
+
+def problems(prof: Profile, gpus: list[GPUInfo] | None = None, **config: object) -> list[str]:
+    engine = engine_for(SglangEngine(SglangConfig(**config)), "sglang")  # type: ignore[arg-type]
+    return engine.validate(prof, gpus or [])
+
+
+def only(prof: Profile, gpus: list[GPUInfo] | None = None, **config: object) -> str:
+    found = problems(prof, gpus, **config)
+    assert len(found) == 1, found
+    return found[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ("--port", "1"),
+            "profile 'p': args: '--port' sets --port, which enginekit manages; the shard's http_port sets it",
+        ),
+        (
+            ("--host=0.0.0.0",),
+            "profile 'p': args: '--host' sets --host, which enginekit manages; the shard's bind_addr sets it",
+        ),
+        (
+            ("--tp", "8"),
+            "profile 'p': args: '--tp' sets --tp-size, which enginekit manages; set the profile's tp",
+        ),
+        (
+            ("--tensor-parallel-size", "8"),
+            "profile 'p': args: '--tensor-parallel-size' sets --tensor-parallel-size, which enginekit manages; set the profile's tp",
+        ),
+        (
+            ("--pipeline-parallel-size=2",),
+            "profile 'p': args: '--pipeline-parallel-size' sets --pipeline-parallel-size, which enginekit manages; set the profile's pp",
+        ),
+        (
+            ("--model", "/other"),
+            "profile 'p': args: '--model' sets --model, which enginekit manages; set the profile's model_path",
+        ),
+        (
+            ("--served-model-name", "x"),
+            "profile 'p': args: '--served-model-name' sets --served-model-name, which enginekit manages; set the profile's served_model_name",
+        ),
+        (
+            ("--lora-paths", "a=/a"),
+            "profile 'p': args: '--lora-paths' sets --lora-paths, which enginekit manages; list the adapters in the profile's adapters",
+        ),
+        (
+            ("--enable-lora",),
+            "profile 'p': args: '--enable-lora' sets --enable-lora, which enginekit manages; list the adapters in the profile's adapters",
+        ),
+        (
+            ("--kv-events-config", "{}"),
+            "profile 'p': args: '--kv-events-config' sets --kv-events-config, which enginekit manages; set the profile's kv_events; the agent chooses the port",
+        ),
+        (
+            ("--enable-metrics",),
+            "profile 'p': args: '--enable-metrics' sets --enable-metrics, which enginekit manages; enginekit always enables it so that metrics_path is served",
+        ),
+        (
+            ("--device", "cuda"),
+            "profile 'p': args: '--device' sets --device, which enginekit manages; enginekit sets it from the shard: cpu for a shard without GPUs",
+        ),
+        (
+            ("--nnodes", "2"),
+            "profile 'p': args: '--nnodes' sets --nnodes, which enginekit manages; set the profile's nodes",
+        ),
+        (
+            ("--node-rank", "1"),
+            "profile 'p': args: '--node-rank' sets --node-rank, which enginekit manages; the shard's rank sets it",
+        ),
+        (
+            ("--nccl-init-addr", "h:1"),
+            "profile 'p': args: '--nccl-init-addr' sets --nccl-init-addr, which enginekit manages; the shard's leader_addr and leader_port set it",
+        ),
+        (
+            ("--dist-init", "h:1"),
+            "profile 'p': args: '--dist-init' sets --dist-init-addr, which enginekit manages; the shard's leader_addr and leader_port set it",
+        ),
+        (
+            ("--nccl-port", "1"),
+            "profile 'p': args: '--nccl-port' sets --nccl-port, which enginekit manages; leave it to SGLang: a fixed port collides with other shards on the node",
+        ),
+        (
+            ("--grpc-port", "1"),
+            "profile 'p': args: '--grpc-port' sets --grpc-port, which enginekit manages; enginekit serves the HTTP API only, on the port the agent assigned",
+        ),
+        (
+            ("--smg-grpc-mode",),
+            "profile 'p': args: '--smg-grpc-mode' sets --smg-grpc-mode, which enginekit manages; enginekit health-checks and routes to SGLang's HTTP server, which this replaces",
+        ),
+    ],
+)
+def test_managed_options_are_refused(args: tuple[str, ...], message: str) -> None:
+    assert only(profile(*args)) == message
+
+
+@pytest.mark.parametrize(
+    ("args", "shown", "option", "instead"),
+    [
+        (
+            ("--api-key", "k-123"),
+            "--api-key",
+            "--api-key",
+            "set the shard's api_key, which enginekit hands over through the environment",
+        ),
+        (("--api-key=k-123",), "--api-key", "--api-key", "set the shard's api_key"),
+        (("--api", "k-123"), "--api", "--api-key", "set the shard's api_key"),
+        (
+            ("--admin-api-key", "k-123"),
+            "--admin-api-key",
+            "--admin-api-key",
+            "enginekit has no safe channel for it yet",
+        ),
+        (
+            ("--ssl-keyfile-password=k-123",),
+            "--ssl-keyfile-password",
+            "--ssl-keyfile-password",
+            "unencrypted key file",
+        ),
+    ],
+)
+def test_secrets_are_refused_without_echoing_them(
+    args: tuple[str, ...], shown: str, option: str, instead: str
+) -> None:
+    message = only(profile(*args))
+    assert message.startswith(
+        f"profile 'p': args: {shown!r} puts a secret ({option}) on the command line, where every "
+        f"local user can read it; "
+    )
+    assert instead in message
+    assert "k-123" not in message
+
+
+def test_inline_watermark_config_is_refused_a_path_is_not() -> None:
+    assert only(profile("--watermark-config", '{"key": "w-1"}')) == (
+        "profile 'p': args: --watermark-config given inline puts the watermark key on the command "
+        "line, where every local user can read it; give the path of a file readable only by the "
+        "engine's user"
+    )
+    assert problems(profile("--watermark-config", "/etc/sglang/watermark.json")) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "why"),
+    [
+        (("--trust-remote-code",), "--trust-remote-code", "runs Python shipped in the model repository"),
+        (("--trust-remote",), "--trust-remote-code", "runs Python shipped in the model repository"),
+        (("--trust-remote-code=true",), "--trust-remote-code", "runs Python shipped"),
+        (
+            ("--custom-weight-loader", "m.f"),
+            "--custom-weight-loader",
+            "imports the functions its value names",
+        ),
+        (("--enable-custom-logit-processor",), "--enable-custom-logit-processor", "serialized callables"),
+        (("--enable-custom",), "--enable-custom-logit-processor", "serialized callables"),
+        (("--forward-hooks", "[]"), "--forward-hooks", "hook_factory"),
+        (("--sidecar", "m"), "--sidecar", "main() of the module"),
+        (
+            ("--hicache-storage-backend-extra-config", "{}"),
+            "--hicache-storage-backend-extra-config",
+            "module_path",
+        ),
+        (
+            ("--unified-cache-external-linker-config", "{}"),
+            "--unified-cache-external-linker-config",
+            "linker_module_path",
+        ),
+        (("--tool-server", "demo"), "--tool-server", "model-written Python"),
+        (("--config", "/tmp/x.yaml"), "--config", "reads any option from a file"),
+    ],
+)
+def test_code_loading_options_are_refused_unless_allowed(
+    args: tuple[str, ...], option: str, why: str
+) -> None:
+    message = only(profile(*args))
+    assert message.startswith(f"profile 'p': args: {args[0].split('=')[0]!r} ({option}) ")
+    assert why in message
+    assert message.endswith(f'refused unless the site allows it (engines.sglang.allow_args = ["{option}"])')
+    assert problems(profile(*args), allow_args=(option,)) == []
+
+
+def test_underscore_spellings_are_refused_with_the_dashed_spelling() -> None:
+    assert only(profile("--trust_remote_code")) == (
+        "profile 'p': args: '--trust_remote_code': SGLang does not accept underscores in option "
+        "names; write '--trust-remote-code'"
+    )
+    message = only(profile("--api_key=k-123"))
+    assert "k-123" not in message
+    assert "'--api-key'" in message
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--mem-fraction-static", "0.85"),
+        ("--ssl-keyfile", "/etc/ssl/engine.key"),  # a prefix of --ssl-keyfile-password
+        ("--model-impl", "sglang"),  # an extension of --model
+        ("--sidecar-args", "[]"),
+        ("--quantization-param-path", "/models/m/kv.json"),
+        ("--enable-metrics-for-all-schedulers",),
+        ("--enable-lora-overlap-loading",),
+        ("--hicache-storage-backend", "file"),
+        ("--max-loras-per-batch", "4"),
+        ("--chunked-prefill-size", "-1"),  # a negative number is a value, not an option
+        ("--kv-cache-dtype", "fp8_e4m3"),
+        ("--quantization", "unquant"),
+    ],
+)
+def test_ordinary_options_pass(args: tuple[str, ...]) -> None:
+    assert problems(profile(*args), H100) == []
+
+
+def test_unknown_quantization_choice() -> None:
+    assert only(profile("--quantization", "nvfp4")).startswith(
+        "profile 'p': args: --quantization 'nvfp4' is not a choice SGLang accepts; use one of awq, fp8, mxfp8,"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "gpus", "message"),
+    [
+        (
+            ("--quantization", "fp8"),
+            T4,
+            "fp8 quantization needs compute capability 8.0, GPU 0 (Tesla T4) has 7.5",
+        ),
+        (("--quantization=awq_marlin",), T4, "awq_marlin quantization needs compute capability 8.0"),
+        (("--quantization", "w8a8_fp8"), T4, "w8a8_fp8 quantization needs compute capability 8.9"),
+        (("--quantization", "modelopt_fp8"), T4, "modelopt_fp8 quantization needs compute capability 8.9"),
+        (
+            ("--quantization", "w4afp8"),
+            L40S,
+            "w4afp8 quantization needs compute capability 9.0, GPU 0 (NVIDIA L40S) has 8.9",
+        ),
+        (("--quantization", "mxfp8"), H100, "mxfp8 quantization needs compute capability 10.0"),
+        (("--quantization", "nvfp4_online"), H100, "nvfp4_online quantization needs compute capability 10.0"),
+    ],
+)
+def test_quantization_floors(args: tuple[str, ...], gpus: list[GPUInfo], message: str) -> None:
+    found = problems(profile(*args), gpus)
+    assert len(found) == 4  # one per GPU, all reported at once
+    assert found[0].startswith(f"profile 'p': {message}")
+
+
+@pytest.mark.parametrize(
+    ("method", "gpus"),
+    [("fp8", H100), ("fp8", L40S), ("awq", T4), ("gguf", T4), ("modelopt_fp4", H100), ("gptq_marlin", L40S)],
+)
+def test_quantization_at_or_above_the_floor_passes(method: str, gpus: list[GPUInfo]) -> None:
+    assert problems(profile("--quantization", method), gpus) == []
+
+
+def test_plain_gptq_is_refused_on_gpus_but_not_on_cpu() -> None:
+    assert only(profile("--quantization", "gptq"), H100) == (
+        "profile 'p': args: --quantization 'gptq': plain gptq has no CUDA kernel in SGLang (only "
+        "CPU, NPU and XPU register it); leave --quantization unset and a GPTQ checkpoint is loaded "
+        "as gptq_marlin"
+    )
+    assert problems(profile("--quantization", "gptq")) == []
+    assert "Apple MLX only" in only(profile("--quantization", "mlx_q4"), H100)
+
+
+def test_plain_gptq_on_a_gpu_shard_is_refused_when_building_too() -> None:
+    spec = ShardSpec(profile=profile("--quantization", "gptq"), gpu_indices=(0, 1, 2, 3), http_port=30000)
+    with pytest.raises(EngineError, match="plain gptq has no CUDA kernel"):
+        engine_for(SglangEngine(), "sglang").commands(spec)
+    cpu = attrs.evolve(spec, gpu_indices=(), threads=8)
+    assert engine_for(SglangEngine(), "sglang").commands(cpu)
+
+
+def test_served_name_that_reads_as_an_option() -> None:
+    assert only(profile(served_model_name="--evil")) == (
+        "profile 'p': served_model_name '--evil' starts with '-', which SGLang's parser reads as an "
+        "option; rename it"
+    )
+
+
+def test_every_problem_is_reported_at_once() -> None:
+    found = problems(
+        profile("--port", "1", "--trust-remote-code", "--api-key", "k", "--quantization", "fp8"), T4
+    )
+    assert len(found) == 3 + 4
+    assert any("--port" in p for p in found)
+    assert any("--trust-remote-code" in p for p in found)
+    assert any("puts a secret" in p for p in found)
+
+
+def test_common_checks_still_apply() -> None:
+    found = problems(Profile(name="p", engine="sglang", tp=4, model_path=""))
+    assert found == ["profile 'p': model path is empty"]
+
+
+def test_commands_refuse_what_validate_refuses() -> None:
+    spec = ShardSpec(profile=profile("--trust-remote-code"), gpu_indices=(0, 1, 2, 3), http_port=30000)
+    engine = engine_for(SglangEngine(), "sglang")
+    with pytest.raises(EngineError, match=r"'--trust-remote-code' \(--trust-remote-code\) runs Python"):
+        engine.commands(spec)
+    with pytest.raises(SpecError, match="runs Python"):
+        engine.plan(spec)
+    allowed = engine_for(SglangEngine(SglangConfig(allow_args=("--trust-remote-code",))), "sglang")
+    (command,) = allowed.commands(spec)
+    assert command.args[-1] == "--trust-remote-code"
+
+
+def test_config_section_is_structured_and_checked() -> None:
+    config, unknown = structure(
+        {"python": "/opt/sglang/bin/python", "version": "0.5.23", "allow_args": ["--trust-remote-code"]},
+        SglangConfig,
+        path="engines.sglang",
+    )
+    assert config == SglangConfig(
+        python="/opt/sglang/bin/python", version="0.5.23", allow_args=("--trust-remote-code",)
+    )
+    assert unknown == []
+    with pytest.raises(SpecError, match="not options this plugin refuses"):
+        structure({"allow_args": ["--trust-remote"]}, SglangConfig, path="engines.sglang")
+    with pytest.raises(SpecError, match=r"engines\.sglang\.pyton: unknown field"):
+        structure({"pyton": "python3"}, SglangConfig, path="engines.sglang")
+    with pytest.raises(SpecError, match="version: expected a release"):
+        structure({"version": "latest"}, SglangConfig, path="engines.sglang")
+    with pytest.raises(SpecError, match="python: expected an interpreter"):
+        structure({"python": ""}, SglangConfig, path="engines.sglang")
+
+
+def test_other_version_is_noted() -> None:
+    spec = ShardSpec(profile=profile(), gpu_indices=(0, 1, 2, 3), http_port=30000)
+    engine = engine_for(SglangEngine(SglangConfig(version="0.5.30")), "sglang")
+    assert any("read from SGLang 0.5.23" in n for n in engine.notes(spec))
+    assert not any("read from" in n for n in engine_for(SglangEngine(), "sglang").notes(spec))
+
+
+def test_registry_loads_the_entry_point_with_its_config() -> None:
+    registry = Registry.from_entry_points(config={"sglang": {"allow_args": ["--trust-remote-code"]}})
+    engine = registry.engine("sglang")
+    assert isinstance(engine.plugin, SglangEngine)
+    assert engine.plugin.config.allow_args == ("--trust-remote-code",)
+    assert engine.validate(profile("--trust-remote-code")) == []
