@@ -1,0 +1,92 @@
+"""The TensorRT-LLM-specific checks of a profile: parallelism, adapters, args, env, quantization."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from enginekit.args import code_loading_problems, managed_option_problems
+from enginekit.model import GPUInfo, Profile
+
+from enginekit_trtllm.config import TrtllmConfig, at_least
+from enginekit_trtllm.flags import (
+    KNOWN,
+    MANAGED,
+    RISKY,
+    SECRET_SPELLINGS,
+    SERVED_NAME_SINCE,
+    SYNTAX,
+    UNKNOWN_HINTS,
+)
+from enginekit_trtllm.quant import quantization_problems
+
+#: Why one shard cannot hold a multi-node replica (engines.md §4.3).
+MULTI_NODE_REASON = (
+    "TensorRT-LLM needs one MPI world across the nodes, started by mpirun or srun with every "
+    "rank running trtllm-llmapi-launch, and launching each node's shard on its own cannot form it"
+)
+
+
+def problems(profile: Profile, gpus: Sequence[GPUInfo], config: TrtllmConfig) -> list[str]:
+    """Every TensorRT-LLM-specific problem with ``profile``, all at once."""
+    found = list(_shape(profile, config))
+    found += arg_problems(profile, config)
+    found += quantization_problems(profile, gpus)
+    return found
+
+
+def _shape(profile: Profile, config: TrtllmConfig) -> Iterator[str]:
+    prefix = f"profile {profile.name!r}"
+    if profile.node_count > 1:
+        yield f"{prefix}: nodes is {profile.nodes}, but {MULTI_NODE_REASON}; use nodes = 1"
+    if profile.adapters and config.backend != "pytorch":
+        yield (
+            f"{prefix}: adapters: TensorRT-LLM takes LoRA adapters at start-up only on the pytorch "
+            f"backend, and this node runs {config.backend!r} ([engines.trtllm] backend); remove the "
+            f"adapters or serve the profile where the backend is pytorch"
+        )
+    if profile.kv_events:
+        yield (
+            f"{prefix}: kv_events: trtllm-serve publishes no KV-cache events to a port (it only "
+            f"answers POST /kv_cache_events); set kv_events = false"
+        )
+    problem = served_name_problem(profile, config)
+    if problem:
+        yield problem
+
+
+def served_name_problem(profile: Profile, config: TrtllmConfig) -> str | None:
+    """Why the profile's served name cannot be honoured by the configured release, if it cannot."""
+    if not profile.served_model_name or at_least(config.version, SERVED_NAME_SINCE):
+        return None
+    return (
+        f"profile {profile.name!r}: served_model_name {profile.served_model_name!r}: TensorRT-LLM "
+        f"{config.version} ([engines.trtllm] version) has no --served_model_name (it came in "
+        f"{SERVED_NAME_SINCE}), and clients would have to ask for the model path instead; leave "
+        f"served_model_name empty or run a newer release"
+    )
+
+
+def arg_problems(profile: Profile, config: TrtllmConfig) -> list[str]:
+    """Pass-through arguments trtllm-serve would not accept, or that enginekit must refuse."""
+    name, args = profile.name, profile.args
+    found = managed_option_problems(name, args, MANAGED, SYNTAX)
+    found += code_loading_problems(
+        name, args, RISKY, config.allow_args, SYNTAX, config_key="[engines.trtllm] allow_args"
+    )
+    for token in args:
+        option = SYNTAX.normalise(token)
+        if option is None or option in KNOWN:
+            continue
+        if option in SECRET_SPELLINGS:
+            found.append(
+                f"profile {name!r}: args: {token.split('=', 1)[0]!r}: secrets are not allowed in "
+                f"args, where any local user can read them, and trtllm-serve has no API key option"
+            )
+        elif option not in config.allow_args:
+            hint = UNKNOWN_HINTS.get(option, "remove it")
+            found.append(
+                f"profile {name!r}: args: {token.split('=', 1)[0]!r} is not an option of trtllm-serve "
+                f"serve (CLI reference @9e7f85f6); {hint}, or if your release has it, add it to "
+                f"[engines.trtllm] allow_args"
+            )
+    return found
