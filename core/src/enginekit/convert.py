@@ -15,11 +15,6 @@ import cattrs
 
 from enginekit.errors import SpecError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
 T = TypeVar("T")
 
 
@@ -191,6 +186,15 @@ def _path_first(line: str) -> str:
     return f"{where}: {message}" if sep else line
 
 
+def _toml(text: str) -> Any:
+    # Imported here: most specs a supervisor hands over are JSON, and start-up time counts.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    return tomllib.loads(text)
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     # json keeps the last of two equal keys silently; a checker and a consumer that pick
     # different ones disagree about what was asked for.
@@ -225,10 +229,8 @@ def parse_document(text: str, *, name: str, suffix: str = "") -> Mapping[str, An
     problems = []
     for kind in kinds:
         try:
-            data = (
-                json.loads(text, object_pairs_hook=_no_duplicates) if kind == ".json" else tomllib.loads(text)
-            )
-        except (ValueError, tomllib.TOMLDecodeError) as exc:
+            data = json.loads(text, object_pairs_hook=_no_duplicates) if kind == ".json" else _toml(text)
+        except ValueError as exc:  # TOMLDecodeError is a ValueError
             problems.append(f"{name}: not valid {kind[1:].upper()}: {exc}")
             continue
         if not isinstance(data, Mapping):

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from enginekit import hookspecs
 from enginekit.checks import validate_common
 from enginekit.errors import EngineError, SpecError
+from enginekit.logs import logger
 from enginekit.model import Command, GPUInfo, Profile, ShardSpec
 from enginekit.ncclenv import DroppedVar, EnvBuild, apply_profile_env
 from enginekit.speccheck import check_spec
@@ -16,8 +16,6 @@ from enginekit.speccheck import check_spec
 if TYPE_CHECKING:
     from enginekit.plan import LaunchPlan
     from enginekit.registry import Registry
-
-log = logging.getLogger("enginekit")
 
 
 class Engine:
@@ -55,7 +53,7 @@ class Engine:
         """The processes of ``shard`` in start order, with profile overrides applied."""
         commands, dropped = self._build(shard)
         for var in dropped:
-            log.warning("profile %r: env %s dropped: %s", shard.profile.name, var.key, var.why)
+            logger().warning("profile %r: env %s dropped: %s", shard.profile.name, var.key, var.why)
         return commands
 
     def _build(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.metadata
-import logging
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,11 +14,10 @@ from enginekit import hookspecs
 from enginekit.convert import structure
 from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
 from enginekit.errors import EnginekitError, EngineUnavailable
+from enginekit.logs import logger
 
 if TYPE_CHECKING:
     from enginekit.engine import Engine
-
-log = logging.getLogger("enginekit")
 
 
 @attrs.frozen
@@ -228,11 +226,11 @@ class Registry:
             plugin = _instantiate(ep.load(), self._configs.get(name, {}), name, self.lenient, self.warnings)
             self.add(plugin, name, source=_source(ep))
         except Exception as exc:  # one broken engine hides no other
-            log.debug("engine %r failed to load", name, exc_info=True)
+            logger().debug("engine %r failed to load", name, exc_info=True)
             self._fail(name, _source(ep), f"{type(exc).__name__}: {exc}")
 
     def _fail(self, name: str, source: str, reason: str) -> None:
-        log.warning("engine %r unavailable (%s): %s", name, source, reason)
+        logger().warning("engine %r unavailable (%s): %s", name, source, reason)
         self.failures[name] = Failure(name, source, reason)
 
     def _remove(self, name: str) -> None:
