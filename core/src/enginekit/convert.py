@@ -114,7 +114,9 @@ def _fields_of(cls: type) -> dict[str, _FieldInfo]:
         nested = _inner_attrs_type(field.type)
         many = nested is not None and not attrs.has(field.type)
         accepts_none = type(None) in typing.get_args(field.type)
-        out[_folded(field.name)] = _FieldInfo(field.name, accepts_none, nested, many)
+        info = _FieldInfo(field.name, accepts_none, nested, many)
+        out[field.name] = info  # the canonical spelling, found without folding
+        out[_folded(field.name)] = info
     return out
 
 
@@ -126,7 +128,7 @@ def _normalise(raw: object, cls: type, path: str, unknown: list[str], errors: li
     fields = _fields_of(cls)
     out: dict[str, Any] = {}
     for key, value in raw.items():
-        field = fields.get(_folded(key)) if isinstance(key, str) else None
+        field = (fields.get(key) or fields.get(_folded(key))) if isinstance(key, str) else None
         if field is None:
             unknown.append(f"{path}.{key}: unknown field" if path else f"{key}: unknown field")
             continue

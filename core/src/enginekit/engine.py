@@ -72,7 +72,7 @@ class Engine:
             env = apply_profile_env(EnvBuild(command.env, command.why), shard, self._registry.policy)
             dropped = env.dropped
             built.append(_with_env(command, env, self.name))
-        if shard.api_key and any(shard.api_key in arg for c in built for arg in c.argv()):
+        if shard.api_key and shard.api_key in "\0".join(arg for c in built for arg in c.argv()):
             # Any local user can read /proc/PID/cmdline: a key there is a key published.
             raise EngineError(f"engine {self.name!r} put the API key on a command line; refusing it")
         return built, dropped

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 import attrs
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 MAX_KEY_LENGTH = 256
 MAX_VALUE_LENGTH = 4096
 
@@ -264,7 +265,7 @@ class EnvPolicy:
             return True, f"value must be a string, got {type(value).__name__}"
         if "\x00" in value:
             return True, "value contains a NUL byte"
-        if any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+        if _CONTROL.search(value):
             return True, "value contains control characters"
         try:
             value.encode("utf-8")

@@ -26,6 +26,7 @@ _HOSTNAME = re.compile(
     r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?\Z"
 )
+_PRINTABLE = re.compile(r"[\x21-\x7e]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 MAX_API_KEY = 4096
 
@@ -195,7 +196,7 @@ def _api_key(key: str) -> Iterator[str]:
         return
     if len(key) > MAX_API_KEY:
         yield f"api_key: longer than {MAX_API_KEY} characters"
-    if not all("\x21" <= c <= "\x7e" for c in key):
+    if not _PRINTABLE.fullmatch(key):
         yield "api_key: must be printable ASCII without spaces (the value is not shown)"
     elif key.startswith("-"):
         yield "api_key: must not start with '-', where an engine's parser would read it as a flag"
