@@ -237,7 +237,8 @@ def bench_render(runs: int) -> None:
     registry = make_engine()
     plan = render_ours(registry, SPEC)
     by_hand = render_by_hand(SPEC)
-    assert plan.commands[0].argv() == by_hand["argv"] and dict(plan.commands[0].env) == by_hand["env"]
+    assert plan.commands[0].argv() == by_hand["argv"]
+    assert dict(plan.commands[0].env) == by_hand["env"]
     loops = 300
 
     def ours() -> float:
@@ -289,13 +290,13 @@ def bench_registry(runs: int) -> None:
                 f"[enginekit.engines]\nbench{i} = bench_engine_{i}.plugin:Engine\n"
             )
         code = (
-            "import sys, time, json; sys.path.insert(0, {tmp!r});"
+            f"import sys, time, json; sys.path.insert(0, {str(tmp)!r});"
             "from importlib.metadata import entry_points; from enginekit import Registry;"
             "kind = sys.argv[1]; start = time.perf_counter();"
             "r = Registry.from_entry_points() if kind == 'ours' else entry_points(group='enginekit.engines');"
             "n = len(r.names()) if kind == 'ours' else len(r);"
             "print(json.dumps([time.perf_counter() - start, n]))"
-        ).format(tmp=str(tmp))
+        )
 
         def measure(kind: str) -> Callable[[], float]:
             def run() -> float:
