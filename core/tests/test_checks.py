@@ -175,3 +175,8 @@ def test_exact_match_wins_over_prefix() -> None:
 
 def test_negative_numbers_are_values() -> None:
     assert option_values(["--seed", "-1"], "--seed", ArgSyntax(known={"--seed"})) == ["-1"]
+
+
+def test_a_multi_letter_short_option_is_not_a_glued_value() -> None:
+    syntax = ArgSyntax(known={"-ngl", "--n-gpu-layers"}, aliases={"-ngl": "--n-gpu-layers"})
+    assert option_values(["-ngl", "5"], "--n-gpu-layers", syntax) == ["5"]

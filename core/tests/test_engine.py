@@ -138,3 +138,25 @@ def test_the_key_never_reaches_argv_or_rendered_output(key: str, port: int, bind
     assert all(key not in arg for c in plan.commands for arg in c.argv())
     assert key not in plan.render_text(explain=True)
     assert key not in json.dumps(plan.to_dict())
+
+
+class Listing(Keyed):
+    @hookimpl
+    def device_listing(self) -> Command:
+        return Command(path="lister", args=("--list-devices",))
+
+    @hookimpl
+    def parse_devices(self, output: str) -> list[str]:
+        return output.split()
+
+
+def test_device_listing_carries_the_shards_placement(make_shard: Make) -> None:
+    engine = engine_for(Listing(), "listing")
+    assert engine.device_listing() == Command(path="lister", args=("--list-devices",))
+    placed = engine.device_listing(make_shard("listing", gpu_indices=(3,)))
+    assert placed is not None
+    assert placed.env["CUDA_VISIBLE_DEVICES"] == "3"
+    assert engine.parse_devices("CUDA0 CUDA1") == ["CUDA0", "CUDA1"]
+    with pytest.raises(EngineError, match="never falls back to CPU"):
+        engine_for(Keyed(), "keyed").parse_devices("")
+    assert engine_for(Keyed(), "keyed").device_listing() is None

@@ -84,7 +84,7 @@ def find_options(args: Sequence[str], options: Collection[str], syntax: ArgSynta
     for index, token in enumerate(args):
         hits = syntax.meanings(token) & frozenset(options)
         for option in sorted(hits):
-            found.append(OptionUse(index, token, option, _value(args, index, token)))
+            found.append(OptionUse(index, token, option, _value(args, index, token, syntax)))
     return found
 
 
@@ -93,11 +93,12 @@ def option_values(args: Sequence[str], option: str, syntax: ArgSyntax) -> list[s
     return [use.value for use in find_options(args, {option}, syntax) if use.value is not None]
 
 
-def _value(args: Sequence[str], index: int, token: str) -> str | None:
+def _value(args: Sequence[str], index: int, token: str, syntax: ArgSyntax) -> str | None:
     if "=" in token:
         return token.split("=", 1)[1]
-    if token.startswith("-") and not token.startswith("--") and len(token) > 2 and token[1] != "-":
-        return token[2:] if not token[2:].startswith("=") else token[3:]
+    glued = token[:2] in syntax.aliases and token not in syntax.aliases and token not in syntax.known
+    if glued and not token.startswith("--"):
+        return token[2:]  # ``-qawq``: a one-letter option with its value attached
     if index + 1 < len(args) and not args[index + 1].startswith("--"):
         return args[index + 1]
     return None

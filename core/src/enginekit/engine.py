@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from enginekit import hookspecs
 from enginekit.checks import validate_common
 from enginekit.errors import EngineError, SpecError
 from enginekit.logs import logger
 from enginekit.model import Command, GPUInfo, Profile, ShardSpec
-from enginekit.ncclenv import DroppedVar, EnvBuild, apply_profile_env
+from enginekit.ncclenv import DroppedVar, EnvBuild, apply_profile_env, placement_env
 from enginekit.speccheck import check_spec
 
 if TYPE_CHECKING:
@@ -99,10 +101,19 @@ class Engine:
         """What an operator should know about how this shard will run."""
         return list(self._call("notes", shard=shard) or [])
 
-    def device_listing(self) -> Command | None:
-        """The command that lists the GPUs the engine's build sees, for engines that can fall back to CPU."""
-        answer = self._call("device_listing", installed=self._registry.installed(self.name))
-        return answer if isinstance(answer, Command) else None
+    def device_listing(self, shard: ShardSpec | None = None) -> Command | None:
+        """The command that lists the GPUs the engine's build sees, for engines that can fall back to CPU.
+
+        Given the shard, the command carries the shard's placement variables, so it sees
+        exactly the devices the shard's engine will; ``None`` when the engine never falls back.
+        """
+        answer = self._call("device_listing", shard=shard, installed=self._registry.installed(self.name))
+        if not isinstance(answer, Command):
+            return None
+        if shard is None:
+            return answer
+        placed = placement_env(shard)
+        return attrs.evolve(answer, env={**placed.env, **answer.env}, why={**placed.why, **answer.why})
 
     def parse_devices(self, output: str) -> list[str]:
         """The devices in :meth:`device_listing`'s output; empty means the build would run on the CPU."""

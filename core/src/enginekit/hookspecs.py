@@ -130,14 +130,16 @@ def notes(shard: ShardSpec) -> list[str] | None:
 
 
 @hookspec(firstresult=True)
-def device_listing(installed: Path | None) -> Command | None:
+def device_listing(shard: ShardSpec | None, installed: Path | None) -> Command | None:
     """Return the command that lists the GPUs the engine's build can see.
 
     Optional, the seed's ``CPUFallback``; ``None`` (the default) means the engine never
     silently runs on the CPU when it was placed on GPUs. An engine that can (llama.cpp
     built without CUDA does) returns the command here and parses its output in
     :func:`parse_devices`. Running it is the caller's job, so this stays pure; the agent
-    checks such a shard is on its GPUs before calling it ready.
+    checks such a shard is on its GPUs before calling it ready. When the caller names the
+    shard (``None`` otherwise), the registry adds the shard's placement variables to the
+    command's ``env``, so the listing sees exactly the shard's devices.
     """
 
 

@@ -1,0 +1,139 @@
+"""llama-server's flags: how its parser reads them, and which ones enginekit sets, gates or refuses."""
+
+from __future__ import annotations
+
+import attrs
+from enginekit.args import ArgSyntax
+
+#: The program's name in a llama.cpp build (``<build>/bin/llama-server``).
+EXECUTABLE = "llama-server"
+#: The key's variable: ``--api-key``'s env twin is LLAMA_API_KEY, not LLAMA_ARG_API_KEY
+#: (``common/arg.cpp``, ``.set_env("LLAMA_API_KEY")``).
+API_KEY_ENV = "LLAMA_API_KEY"
+#: ggml-cuda names its devices ``CUDA0``, ``CUDA1``… in the order CUDA enumerates them,
+#: i.e. the order of CUDA_VISIBLE_DEVICES (``ggml-cuda.cu``: GGML_CUDA_NAME + index).
+CUDA_DEVICE = "CUDA{}"
+CONFIG_KEY = "engines.llamacpp.allow_args"
+
+#: Every other spelling of the flags below, mapped to the canonical long flag.
+ALIASES: dict[str, str] = {
+    "-m": "--model",
+    "-mu": "--model-url",
+    "-hf": "--hf-repo",
+    "-hfr": "--hf-repo",
+    "-hff": "--hf-file",
+    "-hft": "--hf-token",
+    "-dr": "--docker-repo",
+    "-a": "--alias",
+    "-ngl": "--n-gpu-layers",
+    "--gpu-layers": "--n-gpu-layers",
+    "-dev": "--device",
+    "-sm": "--split-mode",
+    "-ts": "--tensor-split",
+    "-mg": "--main-gpu",
+    "-t": "--threads",
+    "-tb": "--threads-batch",
+    "-ag": "--agent",
+    "--webui-mcp-proxy": "--ui-mcp-proxy",
+    "-q": "--quantization",
+}
+
+_MODEL = "set the profile's model_path to the GGUF file instead"
+_GPUS = "offload and split follow the shard's GPUs (the shard spec's gpu_indices, the profile's tp); drop it"
+_THREADS = "a CPU shard gets the cores placement reserved for it (the shard spec's threads); drop it"
+_KEY = "secrets never go in args: set the shard spec's api_key, which reaches llama-server as LLAMA_API_KEY"
+_LORA = "list them in the profile's adapters instead"
+
+#: Flags enginekit sets from the spec, mapped to what to do instead. llama-server takes
+#: the last of a repeated flag, so a second one here would quietly win.
+MANAGED: dict[str, str] = {
+    "--model": _MODEL,
+    "--model-url": _MODEL,
+    "--hf-repo": _MODEL,
+    "--hf-file": _MODEL,
+    "--docker-repo": _MODEL,
+    "--hf-token": "secrets never go in args, and a model_path on this node needs no download",
+    "--host": "set the shard spec's bind_addr instead",
+    "--port": "set the shard spec's http_port instead",
+    "--alias": "set the profile's served_model_name instead",
+    "--n-gpu-layers": _GPUS,
+    "--device": _GPUS,
+    "--split-mode": _GPUS,
+    "--tensor-split": _GPUS,
+    "--main-gpu": _GPUS,
+    "--threads": _THREADS,
+    "--threads-batch": _THREADS,
+    "--lora": _LORA,
+    "--lora-scaled": _LORA,
+    "--metrics": "it is always on, for metrics_path; drop it",
+    "--api-prefix": "it moves /health and /metrics off the paths the supervisor checks; drop it",
+    "--api-key": _KEY,
+    "--api-key-file": _KEY,
+}
+
+#: Flags that reach outside the process, mapped to why; refused unless the site's
+#: ``allow_args`` names them. The env twins (LLAMA_ARG_RPC…) are the env policy's.
+RISKY: dict[str, str] = {
+    "--rpc": (
+        "sends the model and its computation to remote RPC servers, whose protocol has no "
+        "authentication (llama.cpp: 'vulnerable to all sorts of attack vectors')"
+    ),
+    "--path": "serves a directory of this node over HTTP",
+    "--media-path": "lets any request read the files under a directory of this node",
+    "--tools": "lets the model run built-in tools on this node, exec_shell_command among them",
+    "--agent": "enables every built-in tool, exec_shell_command among them, and the MCP proxy",
+    "--mcp-servers-config": "starts the MCP server programs a file names",
+    "--mcp-servers-json": "starts the MCP server programs the argument names",
+    "--ui-mcp-proxy": "proxies requests from the web UI to any URL",
+    "--slots": "re-opens /slots, which shows every client's prompts and replies in progress",
+}
+ALLOWABLE = frozenset(RISKY)
+
+#: Other engines' quantization flags, mapped to what llama-server does instead: a GGUF
+#: file carries its quantization, and llama-server refuses the unknown flag at start.
+NOT_GGUF: dict[str, str] = {
+    "--quantization": (
+        "a GGUF file carries its own quantization: put the quantized file (e.g. Q4_K_M) in model_path"
+    ),
+    "--dtype": "a GGUF file carries its own weight types: put the file you want in model_path",
+    "--kv-cache-dtype": (
+        "llama-server sets the KV cache's type with --cache-type-k and --cache-type-v (e.g. q8_0)"
+    ),
+}
+
+
+@attrs.frozen
+class ServerSyntax(ArgSyntax):
+    """llama-server's parser (``common_params_parse_ex``): exact names, ``_`` read as ``-`` in long ones.
+
+    It has no abbreviations and no glued short values, so ``-to`` is ``--timeout`` and
+    never ``-t o``; it has no ``--flag=value`` either, but such a token is still read as
+    the flag, which can only refuse more. Long aliases map to one canonical name, so the
+    tables list each flag once.
+    """
+
+    def normalise(self, token: str) -> str | None:
+        """The canonical long spelling of ``token``, or None when it is not an option."""
+        if token.startswith("--"):
+            name = super().normalise(token)
+        elif token.startswith("-") and token != "-" and not _is_number(token):
+            name = token.split("=", 1)[0]
+        else:
+            return None
+        return None if name is None else self.aliases.get(name, name)
+
+
+SYNTAX = ServerSyntax(
+    known=frozenset([*MANAGED, *RISKY, *NOT_GGUF]),
+    aliases=ALIASES,
+    underscores=True,
+    abbreviations=False,
+)
+
+
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True

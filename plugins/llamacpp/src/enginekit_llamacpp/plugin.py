@@ -1,0 +1,102 @@
+"""``LlamaCppEngine``: the hook implementations for llama.cpp's ``llama-server``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
+
+from enginekit import hookimpl
+from enginekit.model import Command, GPUInfo, Profile, ShardSpec
+
+from enginekit_llamacpp.command import server_command
+from enginekit_llamacpp.config import LlamaCppConfig
+from enginekit_llamacpp.devices import listing_command, parse_listing
+from enginekit_llamacpp.flags import API_KEY_ENV, EXECUTABLE
+from enginekit_llamacpp.validation import profile_problems
+
+HEALTH_PATH = "/health"
+DEFAULT_CONFIG = LlamaCppConfig()
+METRICS_PATH = "/metrics"
+
+
+class LlamaCppEngine:
+    """llama-server: one process per shard, on one node, on its GPUs or on the CPU.
+
+    A plain class: pluggy tells plugins apart by identity, which attrs' value equality
+    would break.
+    """
+
+    config_type: ClassVar[type[LlamaCppConfig]] = LlamaCppConfig
+    #: The agent installs llama.cpp builds; one arrives as ``installed``.
+    takes_installed_build: ClassVar[bool] = True
+
+    def __init__(self, config: LlamaCppConfig = DEFAULT_CONFIG) -> None:
+        self.config = config
+
+    def executable(self, installed: Path | None) -> str:
+        """The llama-server to run: the installed build's, or the configured one."""
+        return str(installed / "bin" / EXECUTABLE) if installed is not None else self.config.executable
+
+    @hookimpl
+    def validate(self, profile: Profile, gpus: Sequence[GPUInfo]) -> list[str]:
+        """Single node, no pipeline parallelism, GGUF-only flags, and the pass-through policy."""
+        del gpus  # llama.cpp runs on any card its build supports; nothing to check here
+        return profile_problems(profile, self.config.allow_args)
+
+    @hookimpl
+    def commands(self, shard: ShardSpec, installed: Path | None) -> list[Command]:
+        """One llama-server process."""
+        return [server_command(shard, self.executable(installed))]
+
+    @hookimpl
+    def health_path(self) -> str:
+        """``/health``: 503 while the model loads, 200 once it can serve (the port listens throughout)."""
+        return HEALTH_PATH
+
+    @hookimpl
+    def metrics_path(self) -> str:
+        """``/metrics``, made real by ``--metrics``."""
+        return METRICS_PATH
+
+    @hookimpl
+    def notes(self, shard: ShardSpec) -> list[str]:
+        """The key's reach (it guards /metrics too), how adapters are applied, the CPU check."""
+        notes = [
+            "/health answers 503 while the model loads and 200 once it is ready; it and /v1/health "
+            "are the only endpoints that never ask for the key"
+        ]
+        if shard.api_key:
+            notes.append(
+                f"the API key ({API_KEY_ENV}) guards /metrics too: a Prometheus scraper must send "
+                f"'Authorization: Bearer <key>' (or 'X-Api-Key: <key>')"
+            )
+        else:
+            notes.append(
+                "no API key: whoever reaches the port can use every endpoint, /metrics and "
+                "POST /lora-adapters included"
+            )
+        if shard.profile.adapters:
+            ids = ", ".join(f"{i} = {a.name}" for i, a in enumerate(shard.profile.adapters))
+            notes.append(
+                f"adapters load at scale 0 and a request applies one by id ({ids}): "
+                f'"lora": [{{"id": 0, "scale": 1.0}}]; POST /lora-adapters changes the default for '
+                f"every request"
+            )
+        if not shard.on_cpu():
+            notes.append(
+                "a llama.cpp build without CUDA would run on the CPU: --device CUDA0… makes it fail "
+                "at start instead, and `llama-server --list-devices` in this shard's environment "
+                "shows what the build sees"
+            )
+        return notes
+
+    @hookimpl
+    def device_listing(self, installed: Path | None) -> Command:
+        """``llama-server --list-devices``; the registry adds the shard's placement variables."""
+        return listing_command(self.executable(installed))
+
+    @hookimpl
+    def parse_devices(self, output: str) -> list[str]:
+        """The non-CPU devices in the listing; empty means the build would run on the CPU."""
+        return parse_listing(output)

@@ -1,0 +1,71 @@
+"""The profile checks particular to llama-server, every problem at once."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+
+from enginekit.args import code_loading_problems, find_options, managed_option_problems
+from enginekit.model import Profile
+
+from enginekit_llamacpp.flags import CONFIG_KEY, MANAGED, NOT_GGUF, RISKY, SYNTAX
+
+
+def profile_problems(profile: Profile, allowed: Collection[str]) -> list[str]:
+    """What stops ``profile`` from running on llama-server; ``allowed`` is the site's allow_args."""
+    where = f"profile {profile.name!r}"
+    problems = [f"{where}: {p}" for p in _shape(profile)]
+    problems += managed_option_problems(profile.name, profile.args, MANAGED, SYNTAX)
+    problems += code_loading_problems(
+        profile.name, profile.args, RISKY, allowed, SYNTAX, config_key=CONFIG_KEY
+    )
+    problems += [
+        f"{where}: args: {use.token!r} ({use.option}) does not apply to GGUF models; {NOT_GGUF[use.option]}"
+        for use in find_options(profile.args, NOT_GGUF, SYNTAX)
+    ]
+    return problems
+
+
+def _shape(profile: Profile) -> Iterator[str]:
+    if profile.node_count > 1:
+        # llama.cpp spans nodes only with --rpc h1:port,h2:port on the leader, which must
+        # know every worker's address up front; a shard spec names the leader's alone.
+        yield (
+            f"nodes: {profile.node_count} nodes, but llama.cpp spans nodes only over RPC, where "
+            f"the leader must be given every worker's address and a shard spec names only the "
+            f"leader's; set nodes = 1"
+        )
+    if profile.pipeline_degree > 1:
+        yield (
+            f"pp: pipeline parallel degree {profile.pipeline_degree} is not supported: one "
+            f"llama-server process splits the layers across the shard's GPUs itself; set pp = 1 "
+            f"and tp to the number of GPUs"
+        )
+    if profile.kv_events:
+        yield "kv_events: llama-server publishes no KV-cache events; set kv_events = false"
+    yield from _alias(profile)
+    for i, adapter in enumerate(profile.adapters):
+        if ":" in adapter.path and "://" not in adapter.path:
+            # A source URL (hf://, s3://) is fetched to a local path first; commands()
+            # checks that one.
+            yield f"adapters[{i}]: {colon_problem(adapter.path)}"
+
+
+def _alias(profile: Profile) -> Iterator[str]:
+    name = profile.model_name()
+    if "," not in name and name == name.strip():
+        return
+    field = "served_model_name"
+    if not profile.served_model_name:
+        field = "model_path (the served name when none is set)"
+    yield (
+        f"{field}: {name!r} would not be the name clients use: llama-server splits --alias on ',' "
+        f"and strips the blanks around each name; set served_model_name to a name without either"
+    )
+
+
+def colon_problem(path: str) -> str:
+    """Why an adapter at ``path`` cannot be loaded, for a path containing ':'."""
+    return (
+        f"path {path!r} contains ':': enginekit loads adapters with --lora-scaled FNAME:SCALE, "
+        f"which llama-server splits on every ':'; place the adapter at a path without ':'"
+    )

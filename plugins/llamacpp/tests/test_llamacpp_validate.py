@@ -1,0 +1,263 @@
+"""Every refusal of the llama.cpp plugin, with its message, and what it lets through."""
+
+from __future__ import annotations
+
+import pytest
+from enginekit import Adapter, Profile, Registry, SpecError
+from enginekit.convert import structure
+from enginekit.testing import engine_for
+from enginekit_llamacpp import LlamaCppConfig, LlamaCppEngine
+from enginekit_llamacpp.flags import MANAGED, RISKY
+from hypothesis import given
+from hypothesis import strategies as st
+
+P = "profile 'qwen-q4'"
+
+
+def problems(config: LlamaCppConfig | None = None, **fields: object) -> list[str]:
+    profile = Profile(
+        **{"name": "qwen-q4", "engine": "llamacpp", "model_path": "/models/qwen-q4_k_m.gguf", **fields}  # type: ignore[arg-type]
+    )
+    return engine_for(LlamaCppEngine(config or LlamaCppConfig()), "llamacpp").validate(profile)
+
+
+def test_a_plain_profile_is_valid() -> None:
+    assert problems(served_model_name="qwen", tp=2) == []
+
+
+def test_more_than_one_node_is_refused_and_says_why() -> None:
+    assert problems(nodes=2, gpus_per_node=1, tp=2) == [
+        f"{P}: nodes: 2 nodes, but llama.cpp spans nodes only over RPC, where the leader must be "
+        f"given every worker's address and a shard spec names only the leader's; set nodes = 1"
+    ]
+
+
+def test_pipeline_parallel_is_refused() -> None:
+    assert problems(pp=2, gpus_per_node=2) == [
+        f"{P}: pp: pipeline parallel degree 2 is not supported: one llama-server process splits the "
+        f"layers across the shard's GPUs itself; set pp = 1 and tp to the number of GPUs"
+    ]
+
+
+def test_kv_events_are_refused() -> None:
+    assert problems(kv_events=True) == [
+        f"{P}: kv_events: llama-server publishes no KV-cache events; set kv_events = false"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"served_model_name": "qwen,chat"}, "served_model_name: 'qwen,chat'"),
+        ({"served_model_name": " qwen"}, "served_model_name: ' qwen'"),
+        (
+            {"model_path": "/models/a,b.gguf"},
+            "model_path (the served name when none is set): '/models/a,b.gguf'",
+        ),
+    ],
+)
+def test_a_served_name_llama_server_would_split_or_strip_is_refused(
+    fields: dict[str, str], field: str
+) -> None:
+    assert problems(**fields) == [
+        f"{P}: {field} would not be the name clients use: llama-server splits --alias on ',' and "
+        f"strips the blanks around each name; set served_model_name to a name without either"
+    ]
+
+
+def test_a_local_adapter_path_with_a_colon_is_refused_a_source_url_is_left_to_commands() -> None:
+    adapters = (
+        Adapter(name="a", path="/adapters/a:v1.gguf"),
+        Adapter(name="b", path="hf://org/b-lora"),
+        Adapter(name="c", path="/adapters/c,v2.gguf"),
+    )
+    assert problems(adapters=adapters) == [
+        f"{P}: adapters[0]: path '/adapters/a:v1.gguf' contains ':': enginekit loads adapters with "
+        f"--lora-scaled FNAME:SCALE, which llama-server splits on every ':'; place the adapter at a "
+        f"path without ':'"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["-m", "/models/other.gguf"], "--model"),
+        (["--model=/models/other.gguf"], "--model"),
+        (["-hf", "org/repo"], "--hf-repo"),
+        (["--model-url", "https://example.invalid/m.gguf"], "--model-url"),
+        (["--host", "0.0.0.0"], "--host"),
+        (["--port", "1"], "--port"),
+        (["-a", "other"], "--alias"),
+        (["-ngl", "20"], "--n-gpu-layers"),
+        (["--gpu-layers", "20"], "--n-gpu-layers"),
+        (["--n_gpu_layers=20"], "--n-gpu-layers"),
+        (["-dev", "CUDA1"], "--device"),
+        (["-sm", "row"], "--split-mode"),
+        (["-ts", "3,1"], "--tensor-split"),
+        (["-mg", "1"], "--main-gpu"),
+        (["-t", "64"], "--threads"),
+        (["-tb", "64"], "--threads-batch"),
+        (["--lora", "/a/x.gguf"], "--lora"),
+        (["--lora-scaled", "/a/x.gguf:0.5"], "--lora-scaled"),
+        (["--metrics"], "--metrics"),
+        (["--api-prefix", "/v2"], "--api-prefix"),
+    ],
+)
+def test_managed_flags_are_refused_with_the_field_to_use(args: list[str], option: str) -> None:
+    assert problems(args=tuple(args)) == [
+        f"{P}: args: {args[0].split('=')[0]!r} sets {option}, which enginekit manages; {MANAGED[option]}"
+    ]
+
+
+def test_managed_flag_messages_name_the_field() -> None:
+    assert problems(args=("--port", "1", "-a", "x", "-ngl", "1", "-t", "8", "--lora", "/a.gguf")) == [
+        f"{P}: args: '--port' sets --port, which enginekit manages; set the shard spec's http_port instead",
+        f"{P}: args: '-a' sets --alias, which enginekit manages; set the profile's served_model_name instead",
+        f"{P}: args: '-ngl' sets --n-gpu-layers, which enginekit manages; offload and split follow the "
+        f"shard's GPUs (the shard spec's gpu_indices, the profile's tp); drop it",
+        f"{P}: args: '-t' sets --threads, which enginekit manages; a CPU shard gets the cores placement "
+        f"reserved for it (the shard spec's threads); drop it",
+        f"{P}: args: '--lora' sets --lora, which enginekit manages; list them in the profile's adapters instead",
+    ]
+
+
+@pytest.mark.parametrize(
+    "args", [["--api-key", "k"], ["--api-key=k"], ["--api_key", "k"], ["--api-key-file", "/k"]]
+)
+def test_secrets_in_args_are_refused(args: list[str]) -> None:
+    (problem,) = problems(args=tuple(args))
+    assert problem.endswith(
+        "which enginekit manages; secrets never go in args: set the shard spec's api_key, which "
+        "reaches llama-server as LLAMA_API_KEY"
+    )
+
+
+def test_hf_token_in_args_is_refused() -> None:
+    assert problems(args=("-hft", "hf_x")) == [
+        f"{P}: args: '-hft' sets --hf-token, which enginekit manages; secrets never go in args, and a "
+        f"model_path on this node needs no download"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["--rpc", "10.0.0.9:50052"], "--rpc"),
+        (["--rpc=10.0.0.9:50052"], "--rpc"),
+        (["--path", "/"], "--path"),
+        (["--media-path", "/"], "--media-path"),
+        (["--tools", "all"], "--tools"),
+        (["-ag"], "--agent"),
+        (["--mcp-servers-config", "/etc/mcp.json"], "--mcp-servers-config"),
+        (["--mcp_servers_json", "{}"], "--mcp-servers-json"),
+        (["--webui-mcp-proxy"], "--ui-mcp-proxy"),
+    ],
+)
+def test_flags_that_reach_outside_are_refused_unless_the_site_allows_them(
+    args: list[str], option: str
+) -> None:
+    assert problems(args=tuple(args)) == [
+        f"{P}: args: {args[0].split('=')[0]!r} ({option}) {RISKY[option]}; refused unless the site allows it "
+        f'(engines.llamacpp.allow_args = ["{option}"])'
+    ]
+    assert problems(LlamaCppConfig(allow_args=(option,)), args=tuple(args)) == []
+
+
+def test_rpc_and_path_messages() -> None:
+    assert problems(args=("--rpc", "h:1", "--path", "/srv")) == [
+        f"{P}: args: '--rpc' (--rpc) sends the model and its computation to remote RPC servers, whose "
+        f"protocol has no authentication (llama.cpp: 'vulnerable to all sorts of attack vectors'); "
+        f'refused unless the site allows it (engines.llamacpp.allow_args = ["--rpc"])',
+        f"{P}: args: '--path' (--path) serves a directory of this node over HTTP; refused unless the "
+        f'site allows it (engines.llamacpp.allow_args = ["--path"])',
+    ]
+
+
+def test_allowing_one_flag_allows_no_other() -> None:
+    assert len(problems(LlamaCppConfig(allow_args=("--rpc",)), args=("--rpc", "h:1", "--path", "/"))) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "advice"),
+    [
+        (["--quantization", "awq"], "--quantization", "a GGUF file carries its own quantization"),
+        (["-q", "gptq"], "--quantization", "a GGUF file carries its own quantization"),
+        (["--dtype", "bfloat16"], "--dtype", "a GGUF file carries its own weight types"),
+        (
+            ["--kv_cache_dtype", "fp8"],
+            "--kv-cache-dtype",
+            "llama-server sets the KV cache's type with --cache-type-k",
+        ),
+    ],
+)
+def test_quantization_flags_that_do_not_apply_to_gguf_are_refused(
+    args: list[str], option: str, advice: str
+) -> None:
+    (problem,) = problems(args=tuple(args))
+    assert problem.startswith(f"{P}: args: {args[0]!r} ({option}) does not apply to GGUF models; {advice}")
+
+
+def test_llama_arg_env_twins_are_refused_by_the_core_policy() -> None:
+    assert problems(env={"LLAMA_ARG_RPC": "10.0.0.9:50052", "LLAMA_ARG_STATIC_PATH": "/"}) == [
+        f"{P}: env LLAMA_ARG_RPC: denied: llama-server reads every flag from its LLAMA_ARG_ twin, "
+        f"bypassing the argument checks",
+        f"{P}: env LLAMA_ARG_STATIC_PATH: denied: llama-server reads every flag from its LLAMA_ARG_ "
+        f"twin, bypassing the argument checks",
+    ]
+    assert problems(env={"LLAMA_API_KEY": "k"}) == [
+        f"{P}: env LLAMA_API_KEY: reserved: derived from the shard spec"
+    ]
+
+
+def test_every_problem_is_reported_at_once() -> None:
+    found = problems(nodes=2, gpus_per_node=1, tp=2, pp=1, args=("--port", "1", "--rpc", "h:1", "-q", "awq"))
+    assert [p.split(": ", 2)[1] for p in found] == ["nodes", "args", "args", "args"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-to", "600"],  # --timeout, not -t with a glued value: llama.cpp has none
+        ["-md", "/models/draft.gguf"],  # --model-draft, not -m
+        ["-mm", "/models/mmproj.gguf"],
+        ["-c", "8192", "-np", "4", "-fa", "on", "-ctk", "q8_0", "--cache-type-v", "q8_0"],
+        ["--lora-init-without-apply", "--no-slots", "--no-agent", "--no-webui"],
+        ["--threads-http", "4", "--draft-max", "8", "-ngld", "99"],
+    ],
+)
+def test_tuning_flags_pass(args: list[str]) -> None:
+    assert problems(args=tuple(args)) == []
+
+
+@given(
+    st.lists(st.sampled_from(["-c", "8192", "-np", "4", "--jinja", "-to", "60", "--no-warmup"]), max_size=8)
+)
+def test_tuning_args_never_produce_a_problem(args: list[str]) -> None:
+    assert problems(args=tuple(args)) == []
+
+
+def test_allow_args_accepts_only_flags_this_plugin_gates() -> None:
+    config, _ = structure({"allow_args": ["--rpc", "--path"]}, LlamaCppConfig, path="engines.llamacpp")
+    assert config.allow_args == ("--rpc", "--path")
+    with pytest.raises(SpecError) as refused:
+        structure({"allow_args": ["--rcp", "-ag"]}, LlamaCppConfig, path="engines.llamacpp")
+    assert refused.value.problems == (
+        "engines.llamacpp: allow_args: '--rcp', '-ag': not a flag this plugin gates; name each as one of "
+        "--agent, --mcp-servers-config, --mcp-servers-json, --media-path, --path, --rpc, --slots, --tools, --ui-mcp-proxy",
+    )
+    with pytest.raises(SpecError, match=r"^engines\.llamacpp\.allow_flags: unknown field$"):
+        structure({"allow_flags": ["--rpc"]}, LlamaCppConfig, path="engines.llamacpp")
+
+
+def test_the_entry_point_structures_the_node_config_section() -> None:
+    registry = Registry.from_entry_points(
+        config={"llamacpp": {"executable": "/opt/llama/bin/llama-server", "allow_args": ["--rpc"]}},
+        enable={"llamacpp"},
+    )
+    engine = registry.engine("llamacpp")
+    assert isinstance(engine.plugin, LlamaCppEngine)
+    assert engine.plugin.config == LlamaCppConfig(
+        executable="/opt/llama/bin/llama-server", allow_args=("--rpc",)
+    )
+    profile = Profile(name="p", engine="llamacpp", model_path="/m.gguf", args=("--rpc", "h:1"))
+    assert engine.validate(profile) == []
