@@ -112,6 +112,7 @@ def test_two_node_ray_leader_runs_the_head_then_the_server() -> None:
         "VLLM_API_KEY": KEY,
     }
     assert server.secret_env == frozenset({"VLLM_API_KEY"})
+    assert server.wait_for_leader_port, "the server waits for the head its sidecar starts"
     assert engine_for(RAY, "vllm").serves_http(two_node(0)) is True
 
 

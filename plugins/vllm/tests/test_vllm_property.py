@@ -82,7 +82,10 @@ def test_key_off_argv_leader_alone_serves_and_workers_wait(case: tuple[VllmEngin
         assert len(serving) == 1
         assert serving[0] is commands[-1]
         assert serving[0].env["VLLM_API_KEY"] == key
-        assert not any(c.wait_for_leader_port for c in commands)
+        # Only the Ray leader's server waits, for the head its own sidecar starts.
+        assert [c.wait_for_leader_port for c in commands] == [False] * (len(commands) - 1) + [
+            len(commands) > 1
+        ]
     else:
         assert serving == [], "only the leader serves HTTP"
         assert all(c.wait_for_leader_port for c in commands), "a worker needs the leader"

@@ -137,10 +137,14 @@ def _ray(shard: ShardSpec, vllm: str, ray: str, ip: str | None) -> list[Command]
         "the server joins this shard's own Ray head; left unset, Ray takes the cluster started "
         "last on this node, which may be another replica's",
     )
-    return [head, _server(shard, env, vllm, ["--distributed-executor-backend", "ray"])]
+    # The server attaches to the head the sidecar starts: it waits until the head listens
+    # on the leader port rather than racing it and failing to find a cluster.
+    return [head, _server(shard, env, vllm, ["--distributed-executor-backend", "ray"], wait=True)]
 
 
-def _server(shard: ShardSpec, env: _Env, vllm: str, distributed: Sequence[str]) -> Command:
+def _server(
+    shard: ShardSpec, env: _Env, vllm: str, distributed: Sequence[str], *, wait: bool = False
+) -> Command:
     profile = shard.profile
     args = ["serve", profile.model_path, "--host", shard.host(), "--port", str(shard.http_port)]
     args += ["--served-model-name", profile.model_name(), *parallel(shard), *distributed]
@@ -148,7 +152,7 @@ def _server(shard: ShardSpec, env: _Env, vllm: str, distributed: Sequence[str]) 
     if shard.api_key:
         env.put(API_KEY_VAR, shard.api_key, "the API key: vLLM reads it from here, never from argv")
         env.secret = frozenset({API_KEY_VAR})
-    return env.command(vllm, args, "vllm")
+    return env.command(vllm, args, "vllm", wait=wait)
 
 
 def _cpu(shard: ShardSpec, env: _Env) -> None:
