@@ -38,4 +38,4 @@ def test_example_renders(path: Path, capsys: pytest.CaptureFixture[str]) -> None
     text, err = capsys.readouterr()
     assert code == 0, err
     assert "# " in text
-    assert (not spec.api_key or spec.api_key not in text)
+    assert not spec.api_key or spec.api_key not in text

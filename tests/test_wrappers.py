@@ -15,15 +15,27 @@ class NumaPinning:
     def commands(self) -> Generator[None, Any, list[Command]]:
         commands = yield
         return [
-            Command(path="numactl", args=("--cpunodebind=0", c.path, *c.args), env=c.env, name=c.name,
-                    wait_for_leader_port=c.wait_for_leader_port, secret_env=c.secret_env, why=c.why)
+            Command(
+                path="numactl",
+                args=("--cpunodebind=0", c.path, *c.args),
+                env=c.env,
+                name=c.name,
+                wait_for_leader_port=c.wait_for_leader_port,
+                secret_env=c.secret_env,
+                why=c.why,
+            )
             for c in commands
         ]
 
 
 def shard(engine: str) -> ShardSpec:
-    return ShardSpec(replica_id="r", shard_id="s", http_port=8000, gpu_indices=(0,),
-                     profile=Profile(name="p", engine=engine, model_path="/models/m"))
+    return ShardSpec(
+        replica_id="r",
+        shard_id="s",
+        http_port=8000,
+        gpu_indices=(0,),
+        profile=Profile(name="p", engine=engine, model_path="/models/m"),
+    )
 
 
 def test_wrapper_applies_to_each_selected_engine() -> None:

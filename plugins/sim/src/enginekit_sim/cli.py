@@ -1,0 +1,145 @@
+"""``python -m enginekit_sim``: the simulated engine's command line, shared with the plugin's validation.
+
+The parser is the one the plugin checks a profile's pass-through arguments with, so the
+verdict at validation time is the verdict at start. Importing this module imports
+nothing heavy: the server is imported only when ``serve`` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from enginekit_sim.faults import FAULTS, parse_faults
+
+#: The variable the API key arrives in; the server takes it out of its environment.
+API_KEY_ENV = "ENGINEKIT_API_KEY"
+#: Set by the plugin when a cpu-fallback fault applies: the device listing, run in the
+#: shard's environment, then reports no GPU.
+CPU_FALLBACK_ENV = "ENGINEKIT_SIM_CPU_FALLBACK"
+
+
+class ArgsError(Exception):
+    """An argument the simulator's parser refuses."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise ArgsError(message)
+
+
+def _fault(text: str) -> str:
+    try:
+        parse_faults([text])
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+_BOOL = argparse.BooleanOptionalAction
+#: Every option of ``serve``: (spellings, argparse keywords). Data, so the plugin can read
+#: the option list without reaching into argparse.
+SERVE_OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
+    # Set by enginekit from the shard spec, spelt as vLLM spells them.
+    (("--host",), {"default": "", "help": "bind address; empty binds every address"}),
+    (("--port",), {"type": int, "default": 8000}),
+    (("--served-model-name",), {"nargs": "+", "default": None}),
+    (("-tp", "--tensor-parallel-size"), {"type": int, "default": 1}),
+    (("-pp", "--pipeline-parallel-size"), {"type": int, "default": 1}),
+    (("-n", "--nnodes"), {"type": int, "default": 1}),
+    (("-r", "--node-rank"), {"type": int, "default": 0}),
+    (("--master-addr",), {"default": "127.0.0.1", "help": "where the leader takes workers' joins"}),
+    (("--master-port",), {"type": int, "default": 29501}),
+    (("--headless",), {"action": "store_true", "help": "a worker: join the leader, serve no HTTP"}),
+    (("--enable-lora",), {"action": "store_true"}),
+    (("--lora-modules",), {"nargs": "+", "default": [], "help": "name=path or a JSON object"}),
+    (("--max-loras",), {"type": int, "default": 1, "help": "accepted for vLLM parity"}),
+    (("--kv-events-config",), {"default": "", "help": "vLLM's KV-events JSON"}),
+    (("--threads",), {"type": int, "default": 0, "help": "CPU cores reserved for the shard"}),
+    # The simulation itself.
+    (("--startup-seconds",), {"type": float, "default": 2.0, "help": "time to ready"}),
+    (("--ttft-ms",), {"type": float, "default": 50.0, "help": "time to first token"}),
+    (("--itl-ms",), {"type": float, "default": 15.0, "help": "inter-token latency"}),
+    (("--prefill-ms-per-token",), {"type": float, "default": 0.0, "help": "per prompt token not cached"}),
+    (("--max-num-seqs",), {"type": int, "default": 256, "help": "requests running at once; more queue"}),
+    (("--max-model-len",), {"type": int, "default": 4096}),
+    (("--seed",), {"type": int, "default": 0}),
+    (("--block-size",), {"type": int, "default": 16, "help": "tokens per KV-cache block"}),
+    (("--num-gpu-blocks-override",), {"type": int, "default": 2048, "help": "KV-cache capacity in blocks"}),
+    (("--kv-event-format",), {"choices": ("map", "array"), "default": "map"}),
+    (("--fault",), {"action": "append", "default": [], "type": _fault, "help": "; ".join(FAULTS.values())}),
+    (("--heartbeat-seconds",), {"type": float, "default": 1.0, "help": "leader-worker heartbeat"}),
+    (("--join-timeout",), {"type": float, "default": 600.0, "help": "how long a worker tries to join"}),
+    # vLLM options accepted so a vLLM profile runs unchanged; they change nothing here.
+    (("--dtype",), {"default": "auto"}),
+    (("--gpu-memory-utilization",), {"type": float, "default": 0.9}),
+    (("--enforce-eager",), {"action": "store_true"}),
+    (("--enable-prefix-caching",), {"action": _BOOL, "default": True}),
+    (("--kv-cache-dtype",), {"default": "auto"}),
+    (("--max-num-batched-tokens",), {"type": int, "default": None}),
+    (("-q", "--quantization"), {"default": None}),
+    (("--trust-remote-code",), {"action": "store_true"}),
+)
+
+
+def option_spellings() -> list[tuple[str, ...]]:
+    """The spellings of every ``serve`` option, ``--help`` included, for the plugin's checks."""
+    spellings = [names for names, _ in SERVE_OPTIONS] + [("-h", "--help")]
+    # A BooleanOptionalAction also answers to its --no- form.
+    spellings += [("--no-" + names[-1][2:],) for names, kw in SERVE_OPTIONS if kw.get("action") is _BOOL]
+    return spellings
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``python -m enginekit_sim``; it raises :class:`ArgsError` instead of exiting."""
+    parser = _Parser(prog="python -m enginekit_sim", allow_abbrev=False)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    devices = sub.add_parser("devices", help="list the GPUs this process was given", allow_abbrev=False)
+    devices.add_argument("--fault", action="append", default=[], type=_fault, help="cpu-fallback")
+    serve = sub.add_parser("serve", help="run the simulated engine", allow_abbrev=False)
+    serve.add_argument("model", help="the model path (nothing is loaded)")
+    for names, keywords in SERVE_OPTIONS:
+        serve.add_argument(*names, **keywords)
+    return parser
+
+
+def visible_devices(environ: Mapping[str, str]) -> list[str]:
+    """The GPUs a process with ``environ`` was given: ``CUDA_VISIBLE_DEVICES``, minus a CPU fallback."""
+    if environ.get(CPU_FALLBACK_ENV) == "1":
+        return []
+    value = environ.get("CUDA_VISIBLE_DEVICES", "")
+    # CUDA stops at the first invalid entry; -1 is the conventional "none".
+    devices = []
+    for item in (part.strip() for part in value.split(",")):
+        if not item or item.startswith("-"):
+            break
+        devices.append(item)
+    return devices
+
+
+def _devices(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    fallback = any(f.kind == "cpu-fallback" for f in parse_faults(args.fault))
+    devices = [] if fallback else visible_devices(environ)
+    if not devices:
+        print("no GPU visible: the simulated engine runs on the CPU")
+    for device in devices:
+        print(f"GPU {device}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
+    """Run the command line; returns the exit status (2 for bad arguments, as argparse does)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except ArgsError as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 2
+    if args.command == "devices":
+        return _devices(args, os.environ if environ is None else environ)
+    from enginekit_sim.server import serve
+
+    return serve(args)

@@ -1,0 +1,193 @@
+"""The simulated engine core: readiness, the concurrency limit and queue, the latency model, the cache."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import sys
+import time
+from collections.abc import AsyncGenerator
+
+from enginekit_sim import textgen
+from enginekit_sim.jobs import BROKEN, READY, STARTING, EngineDead, Job, Running, die
+from enginekit_sim.kvcache import PrefixCache
+from enginekit_sim.metrics import Metrics
+from enginekit_sim.publisher import Publisher
+from enginekit_sim.settings import Settings
+
+
+class Engine:
+    """The state a leader's HTTP handlers share."""
+
+    def __init__(self, settings: Settings, publisher: Publisher | None = None) -> None:
+        self.settings = settings
+        self.state = STARTING
+        self.reason = "loading the model"
+        self.ready_at = 0.0
+        self.requests = 0
+        self.running = 0
+        #: Requests waiting for a slot, in arrival order; a finishing request hands its
+        #: slot to the first of them.
+        self._waiting: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._crash_after = settings.fault("crash-after-requests")
+        self.metrics = Metrics(settings.served_name, settings.max_model_len, lambda: self.running)
+        self.publisher = publisher
+        self.cache = PrefixCache(
+            settings.block_size, settings.num_blocks, publisher.publish if publisher is not None else None
+        )
+        self.metrics.kv_usage = self.cache.usage
+        self._lora_ids = {name: i + 1 for i, name in enumerate(settings.adapters)}
+
+    def set_ready(self) -> None:
+        """The model is loaded and every worker is in: serve, and start any crash timer."""
+        if self.state != STARTING:
+            return
+        self.state, self.reason, self.ready_at = READY, "", time.monotonic()
+        print(f"enginekit-sim: ready, serving {self.settings.served_name!r}", file=sys.stderr, flush=True)
+        crash = self.settings.fault("crash-after-seconds")
+        if crash is not None:
+            asyncio.get_running_loop().call_later(
+                crash.amount, die, crash.code, "injected crash-after-seconds"
+            )
+
+    def set_broken(self, reason: str) -> None:
+        """Something a real engine cannot recover from happened: unhealthy from now on."""
+        if self.state != BROKEN:
+            print(f"enginekit-sim: unhealthy: {reason}", file=sys.stderr, flush=True)
+        self.state, self.reason = BROKEN, reason
+
+    def healthy(self) -> bool:
+        """Whether ``/health`` answers 200 now (a flapping fault turns every other period off)."""
+        if self.state != READY:
+            return False
+        flap = self.settings.fault("flap-health")
+        if flap is not None and flap.amount > 0:
+            return int((time.monotonic() - self.ready_at) / flap.amount) % 2 == 0
+        return True
+
+    def count_request(self) -> None:
+        """Count an arriving request; the crash-after-requests fault fires on the one past its limit."""
+        self.requests += 1
+        crash = self._crash_after
+        if crash is not None and self.requests > crash.amount:
+            die(crash.code, f"injected crash-after-requests after {int(crash.amount)} requests")
+
+    def plan(self, job: Job) -> None:
+        """Draw the output of every choice: deterministic per seed (see :func:`textgen.source`)."""
+        s = self.settings
+        if job.n == 1:
+            material = textgen.source(job.seed, job.prompt, s.seed, self.requests * 131, job.greedy)
+            job.outputs = [textgen.generate(material, job.max_tokens)]
+            return
+        job.outputs = [
+            textgen.generate(
+                textgen.source(
+                    None if job.seed is None else job.seed + i,
+                    job.prompt,
+                    s.seed,
+                    self.requests * 131 + i,
+                    job.greedy,
+                ),
+                job.max_tokens,
+            )
+            for i in range(job.n)
+        ]
+
+    async def _admit(self, job: Job) -> Running:
+        """Wait for a slot if every one is taken (the queue), then start the job."""
+        arrived = asyncio.get_running_loop().time()
+        if self.running < self.settings.max_num_seqs and not self._waiting:
+            self.running += 1
+            return self._start(job, arrived, arrived)
+        await self._queue()
+        return self._start(job, arrived, asyncio.get_running_loop().time())
+
+    async def _queue(self) -> None:
+        m = self.metrics
+        slot = asyncio.get_running_loop().create_future()
+        self._waiting.append(slot)
+        m.waiting_count += 1
+        try:
+            await slot  # the releasing request counted us in
+        except asyncio.CancelledError:
+            if slot.done() and not slot.cancelled():
+                self._release_slot()  # handed over just as we gave up: pass it on
+            raise
+        finally:
+            m.waiting_count -= 1
+
+    def _start(self, job: Job, arrived: float, start: float) -> Running:
+        """Holding a slot: take the prompt's blocks from the prefix cache and set the schedule."""
+        s, m = self.settings, self.metrics
+        m.queue.observe(start - arrived)
+        ids = textgen.token_ids(job.prompt_tokens)
+        admission = self.cache.admit(ids, job.adapter, self._lora_ids.get(job.adapter or ""))
+        m.cache_queries.value += len(ids)
+        m.cache_hits.value += admission.hit_tokens
+        m.prompt_tokens.value += len(ids)
+        m.prompt_len.observe(len(ids))
+        first = start + s.ttft_s + (len(ids) - admission.hit_tokens) * s.prefill_s_per_token
+        return Running(job, arrived, first, start, ids, admission)
+
+    def _release_slot(self) -> None:
+        while self._waiting:
+            slot = self._waiting.popleft()
+            if not slot.done():
+                slot.set_result(None)  # the slot passes over: running stays the same
+                return
+        self.running -= 1
+
+    async def _until(self, run: Running, step: int) -> None:
+        """Wait until token ``step`` is due (``first + step * itl`` from admission), then account for it.
+
+        Measured from admission, never from the previous token, so a late wake-up does
+        not push every later token back. A group that lost a member fails the request.
+        """
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        wait = run.first + step * self.settings.itl_s - now
+        if wait > 0:
+            await asyncio.sleep(wait)
+            now = loop.time()
+        if self.state == BROKEN:
+            raise EngineDead(self.reason)
+        if step == 0:
+            self.metrics.ttft.observe(now - run.arrived)
+        else:
+            gap = step + 1 - run.steps
+            self.metrics.itl.observe((now - run.previous) / gap, gap)
+        run.previous, run.steps = now, step + 1
+
+    def _finish(self, run: Running) -> None:
+        m, job = self.metrics, run.job
+        self._release_slot()
+        generated = run.steps * job.n
+        m.generation_tokens.value += generated
+        m.output_len.observe(generated)
+        m.success[job.finish_reason if run.steps == job.max_tokens else "abort"] += 1
+        m.e2e.observe(run.previous - run.arrived)  # to the last token, when the request finished
+        # Only output tokens that complete a block can be cached: id just those.
+        size, prompt = self.cache.block_size, len(run.ids)
+        whole = (prompt + run.steps) // size * size - prompt
+        tail = job.outputs[0][:whole] if job.outputs and whole > 0 else []
+        self.cache.release(run.admission, run.ids + textgen.piece_ids(tail) if tail else run.ids)
+
+    async def complete(self, job: Job) -> None:
+        """Run ``job`` to its end: only the first and last tokens need a timer, on the same schedule."""
+        run = await self._admit(job)
+        try:
+            await self._until(run, 0)
+            if job.max_tokens > 1:
+                await self._until(run, job.max_tokens - 1)
+        finally:
+            self._finish(run)
+
+    async def run(self, job: Job) -> AsyncGenerator[int, None]:
+        """Run ``job`` token by token, yielding each step's index when it is due."""
+        run = await self._admit(job)
+        try:
+            for step in range(job.max_tokens):
+                await self._until(run, step)
+                yield step
+        finally:
+            self._finish(run)

@@ -1,0 +1,209 @@
+"""The OpenAI request and response shapes: parsing bodies into jobs, errors, and response bodies."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from enginekit_sim import textgen
+from enginekit_sim.jobs import Job
+
+#: JSON string literal of a str (the json module's own C encoder, without dumps' overhead).
+_quote = json.encoder.encode_basestring_ascii
+
+#: Without ``max_tokens`` a real model stops where it likes; the simulator picks this many.
+DEFAULT_MAX_TOKENS = 16
+_TYPES = {
+    400: "BadRequestError",
+    401: "AuthenticationError",
+    404: "NotFoundError",
+    503: "ServiceUnavailableError",
+}
+
+
+class ApiError(Exception):
+    """An error answered in the OpenAI shape: ``{"error": {"message", "type", "param", "code"}}``."""
+
+    def __init__(self, status: int, message: str, param: str | None = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.param = status, message, param
+
+    def body(self) -> dict[str, Any]:
+        """The JSON body."""
+        kind = _TYPES.get(self.status, "InternalServerError")
+        return {"error": {"message": self.message, "type": kind, "param": self.param, "code": self.status}}
+
+
+@dataclass(slots=True)
+class Request:
+    """A parsed request: the job, and how to answer it."""
+
+    job: Job
+    model: str
+    stream: bool
+    include_usage: bool
+    chat: bool
+
+
+def _get(body: Mapping[str, Any], key: str, kinds: tuple[type, ...], default: Any) -> Any:
+    value = body.get(key)
+    if value is None:
+        return default
+    # JSON gives exactly these types; an exact match also keeps a bool from passing as an int.
+    if type(value) not in kinds:
+        names = " or ".join(k.__name__ for k in kinds)
+        raise ApiError(400, f"'{key}' must be {names}, got {type(value).__name__}", key)
+    return value
+
+
+def _prompt(body: Mapping[str, Any]) -> tuple[str, list[str]]:
+    prompt = body.get("prompt")
+    if isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], (str, list)):
+        prompt = prompt[0]
+    if isinstance(prompt, str):
+        return prompt, textgen.tokenize(prompt)
+    if (
+        isinstance(prompt, list)
+        and prompt
+        and all(isinstance(t, int) and not isinstance(t, bool) for t in prompt)
+    ):
+        # Token ids stand for themselves: their text is their decimal spelling.
+        return " ".join(map(str, prompt)), [str(t) for t in prompt]
+    raise ApiError(
+        400, "'prompt' must be a string, or a list of token ids (one prompt per request)", "prompt"
+    )
+
+
+def _messages(body: Mapping[str, Any]) -> tuple[str, list[str]]:
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise ApiError(400, "'messages' must be a non-empty list", "messages")
+    rendered = []
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            raise ApiError(400, f"messages[{i}] must be an object with a 'role'", "messages")
+        content = message.get("content") or ""
+        if isinstance(content, list):
+            content = " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+        if not isinstance(content, str):
+            raise ApiError(400, f"messages[{i}].content must be a string or a list of parts", "messages")
+        rendered.append(f"<|{message['role']}|>\n{content}\n")
+    # A simple chat template: what a real tokenizer's template does, in spirit.
+    text = "".join(rendered) + "<|assistant|>\n"
+    return text, textgen.tokenize(text)
+
+
+def parse(
+    body: Any, *, chat: bool, names: tuple[str, ...], adapters: Mapping[str, str], max_len: int
+) -> Request:
+    """Check a completions or chat body and turn it into a job.
+
+    :raises ApiError: 400 for a malformed body, 404 for a model this server does not serve.
+    """
+    if not isinstance(body, dict):
+        raise ApiError(400, "the request body must be a JSON object")
+    model = _get(body, "model", (str,), names[0])
+    if model not in names and model not in adapters:
+        raise ApiError(404, f"The model `{model}` does not exist.", "model")
+    prompt, tokens = _messages(body) if chat else _prompt(body)
+    limit = _get(body, "max_completion_tokens", (int,), None) if chat else None
+    max_tokens = _get(body, "max_tokens", (int,), None) if limit is None else limit
+    requested = max_tokens is not None
+    max_tokens = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
+    if max_tokens < 1:
+        raise ApiError(400, f"max_tokens must be at least 1, got {max_tokens}", "max_tokens")
+    if len(tokens) + max_tokens > max_len:
+        raise ApiError(
+            400,
+            f"This model's maximum context length is {max_len} tokens. However, you requested "
+            f"{len(tokens) + max_tokens} tokens ({len(tokens)} in the messages, {max_tokens} in the "
+            f"completion). Please reduce the length of the messages or completion.",
+            "max_tokens" if requested else "messages" if chat else "prompt",
+        )
+    n = _get(body, "n", (int,), 1)
+    if not 1 <= n <= 128:
+        raise ApiError(400, f"n must be in 1..128, got {n}", "n")
+    temperature = _get(body, "temperature", (int, float), 1.0)
+    if not 0 <= temperature <= 2:
+        raise ApiError(400, f"temperature must be in 0..2, got {temperature}", "temperature")
+    stream = _get(body, "stream", (bool,), False)
+    options = _get(body, "stream_options", (dict,), {})
+    job = Job(
+        prompt=prompt,
+        prompt_tokens=tokens,
+        max_tokens=max_tokens,
+        n=n,
+        seed=_get(body, "seed", (int,), None),
+        greedy=temperature == 0,
+        adapter=model if model in adapters else None,
+        finish_reason="length" if requested else "stop",
+    )
+    include_usage = bool(options.get("include_usage")) if stream else False
+    return Request(job=job, model=model, stream=stream, include_usage=include_usage, chat=chat)
+
+
+def usage(job: Job, steps: int) -> dict[str, int]:
+    """The ``usage`` object: prompt, completion and total tokens."""
+    prompt, completion = len(job.prompt_tokens), steps * job.n
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+def response(request: Request, rid: str, created: int) -> bytes:
+    """The JSON body of a finished non-streaming request, assembled from pre-encoded parts (hot path)."""
+    job, quote = request.job, _quote
+    finish = quote(job.finish_reason)
+    if request.chat:
+        choices = ", ".join(
+            f'{{"index": {i}, "message": {{"role": "assistant", "content": {quote("".join(out))}}}, '
+            f'"logprobs": null, "finish_reason": {finish}}}'
+            for i, out in enumerate(job.outputs)
+        )
+    else:
+        choices = ", ".join(
+            f'{{"index": {i}, "text": {quote("".join(out))}, "logprobs": null, "finish_reason": {finish}}}'
+            for i, out in enumerate(job.outputs)
+        )
+    kind = '"chat.completion"' if request.chat else '"text_completion"'
+    counts = usage(job, job.max_tokens)
+    return (
+        f'{{"id": {quote(rid)}, "object": {kind}, "created": {created}, "model": {quote(request.model)}, '
+        f'"choices": [{choices}], "usage": {{"prompt_tokens": {counts["prompt_tokens"]}, '
+        f'"completion_tokens": {counts["completion_tokens"]}, "total_tokens": {counts["total_tokens"]}}}}}'
+    ).encode()
+
+
+class Chunks:
+    """Server-sent event chunks of one streaming request, built from pre-encoded halves (hot path)."""
+
+    def __init__(self, request: Request, rid: str, created: int) -> None:
+        self.request = request
+        kind = "chat.completion.chunk" if request.chat else "text_completion"
+        head = {"id": rid, "object": kind, "created": created, "model": request.model}
+        self._head = "data: " + json.dumps(head)[:-1] + ', "choices": [{"index": '
+        self._text = ', "delta": {"content": ' if request.chat else ', "text": '
+        self._tail = "}" if request.chat else ""
+
+    def token(self, index: int, text: str, finish: str | None = None) -> bytes:
+        """The chunk carrying one token of choice ``index``."""
+        end = "null" if finish is None else json.dumps(finish)
+        return (
+            f"{self._head}{index}{self._text}{_quote(text)}{self._tail}, "
+            f'"logprobs": null, "finish_reason": {end}}}]}}\n\n'
+        ).encode()
+
+    def role(self, index: int) -> bytes:
+        """The first chunk of a chat choice: the assistant's role, no content yet."""
+        return (
+            f'{self._head}{index}, "delta": {{"role": "assistant", "content": ""}}, '
+            f'"logprobs": null, "finish_reason": null}}]}}\n\n'
+        ).encode()
+
+    def usage(self, steps: int) -> bytes:
+        """The final usage chunk (``stream_options.include_usage``): no choices."""
+        body = self._head.split(', "choices"')[0] + ', "choices": [], "usage": '
+        return f"{body}{json.dumps(usage(self.request.job, steps))}}}\n\n".encode()
+
+
+DONE = b"data: [DONE]\n\n"

@@ -1,0 +1,204 @@
+"""``SimEngine``: the simulated engine's hooks; it starts ``python -m enginekit_sim serve`` like an engine."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import ClassVar
+
+from enginekit import hookimpl
+from enginekit.errors import EngineError
+from enginekit.model import Command, GPUInfo, Profile, ShardSpec
+from enginekit.ncclenv import placement_env
+
+from enginekit_sim import flags
+from enginekit_sim.cli import API_KEY_ENV, CPU_FALLBACK_ENV
+from enginekit_sim.config import SimConfig
+from enginekit_sim.faults import Fault, parse_faults
+
+MODULE = "enginekit_sim"
+DEFAULT_CONFIG = SimConfig()
+
+
+class SimEngine:
+    """Starts the simulated engine from a shard spec, with the launch shape of a real engine."""
+
+    config_type: ClassVar[type[SimConfig]] = SimConfig
+    takes_installed_build: ClassVar[bool] = False
+
+    def __init__(self, config: SimConfig = DEFAULT_CONFIG) -> None:
+        self.config = config
+
+    def _start(self, *args: str) -> tuple[str, ...]:
+        # -I: no PYTHON* variable, user site or working directory decides what code runs.
+        return ("-I", "-m", MODULE, *args)
+
+    @hookimpl
+    def validate(self, profile: Profile, gpus: Sequence[GPUInfo]) -> list[str]:
+        """Refuse pass-through arguments the simulator would refuse, or that enginekit manages."""
+        return flags.problems(profile.name, profile.args, self.config.allow_args)
+
+    @hookimpl
+    def commands(self, shard: ShardSpec) -> list[Command]:
+        """One process per shard: the leader serves HTTP, every other rank joins it headless."""
+        profile, config = shard.profile, self.config
+        args = [*self._start("serve", profile.model_path), "--served-model-name", profile.model_name()]
+        args += [
+            "--tensor-parallel-size",
+            str(profile.tp),
+            "--pipeline-parallel-size",
+            str(profile.pipeline_degree),
+        ]
+        if shard.is_leader():
+            args += ["--host", shard.host(), "--port", str(shard.http_port)]
+        if shard.is_multi_node():
+            args += ["--nnodes", str(shard.nnodes), "--node-rank", str(shard.rank)]
+            args += ["--master-addr", shard.leader_addr, "--master-port", str(shard.leader_port)]
+            if not shard.is_leader():
+                args.append("--headless")
+        if profile.adapters:
+            # Every rank gets them: a real group's members must agree on the LoRA config.
+            args += [
+                "--enable-lora",
+                "--lora-modules",
+                *(_lora_module(a.name, a.path) for a in profile.adapters),
+                *("--max-loras", str(len(profile.adapters))),
+            ]
+        if profile.kv_events and shard.kv_events_port and shard.is_leader():
+            args += ["--kv-events-config", self._kv_events(shard)]
+        if shard.threads:
+            args += ["--threads", str(shard.threads)]
+        args += [
+            *("--startup-seconds", f"{config.startup_seconds:g}", "--ttft-ms", f"{config.ttft_ms:g}"),
+            *("--itl-ms", f"{config.itl_ms:g}", "--prefill-ms-per-token", f"{config.prefill_ms_per_token:g}"),
+            *("--max-num-seqs", str(config.max_num_seqs), "--max-model-len", str(config.max_model_len)),
+            *("--seed", str(config.seed), "--block-size", str(config.block_size)),
+            *(
+                "--num-gpu-blocks-override",
+                str(config.num_gpu_blocks),
+                "--kv-event-format",
+                config.kv_event_format,
+            ),
+        ]
+        for fault in config.faults:
+            args += ["--fault", fault]
+        args += profile.args
+        build = placement_env(shard)
+        env, why = dict(build.env), dict(build.why)
+        secret: frozenset[str] = frozenset()
+        if shard.api_key:
+            env[API_KEY_ENV] = shard.api_key
+            why[API_KEY_ENV] = (
+                "the API key: the simulator reads it and removes it from its environment at start; "
+                "never on the command line, where every local user can read it"
+            )
+            secret = frozenset({API_KEY_ENV})
+        if any(f.kind == "cpu-fallback" for f in self._faults(shard)):
+            env[CPU_FALLBACK_ENV] = "1"
+            why[CPU_FALLBACK_ENV] = (
+                "the cpu-fallback fault is injected: the device listing, run in this environment, "
+                "reports no GPU, as an engine that silently fell back to the CPU would"
+            )
+        name = (
+            "sim"
+            if not shard.is_multi_node()
+            else "sim-leader"
+            if shard.is_leader()
+            else f"sim-worker-{shard.rank}"
+        )
+        return [
+            Command(
+                path=config.python,
+                args=tuple(args),
+                env=env,
+                name=name,
+                wait_for_leader_port=shard.is_multi_node() and not shard.is_leader(),
+                secret_env=secret,
+                why=why,
+            )
+        ]
+
+    def _kv_events(self, shard: ShardSpec) -> str:
+        # A host, not '*': vLLM connects (rather than binds) to such an endpoint, and the
+        # agent's subscriber is the one listening on its loopback port. The topic is left
+        # out when empty, vLLM's default, so the flag reads as the vLLM plugin renders it.
+        config: dict[str, object] = {
+            "enable_kv_cache_events": True,
+            "publisher": "zmq",
+            "endpoint": f"tcp://127.0.0.1:{shard.kv_events_port}",
+        }
+        if self.config.kv_events_topic:
+            config["topic"] = self.config.kv_events_topic
+        return json.dumps(config, separators=(",", ":"))
+
+    def _faults(self, shard: ShardSpec) -> list[Fault]:
+        """The faults injected on this shard's rank, from the node config and then the profile."""
+        texts = [*self.config.faults, *flags.values(shard.profile.args, "--fault")]
+        try:
+            return [f for f in parse_faults(texts) if f.applies_to(shard.rank)]
+        except ValueError as exc:
+            raise EngineError(f"profile {shard.profile.name!r}: args: {exc}") from None
+
+    @hookimpl
+    def serves_http(self, shard: ShardSpec) -> bool:
+        """Only the leader answers the API, as in a real multi-node replica."""
+        return shard.is_leader()
+
+    @hookimpl
+    def notes(self, shard: ShardSpec) -> list[str]:
+        """What differs from a real engine, and what the simulator still exposes."""
+        notes = ["simulated engine: no model is loaded; answers are synthetic text, deterministic per seed"]
+        if not shard.is_leader():
+            notes.append(
+                f"rank {shard.rank} serves no HTTP: it joins the leader at {shard.leader_addr}:"
+                f"{shard.leader_port} and exits when the leader goes away"
+            )
+            return notes + self._fault_notes(shard)
+        if shard.api_key:
+            notes.append(
+                "/health, /metrics and /version answer without the API key, as in vLLM; /v1 needs it"
+            )
+        else:
+            notes.append(f"no API key: /v1 answers anyone who can reach {shard.host()}:{shard.http_port}")
+        if shard.is_multi_node():
+            notes.append(
+                f"ready only when all {shard.nnodes - 1} worker rank(s) have joined at {shard.leader_addr}:"
+                f"{shard.leader_port}; unhealthy for good if one leaves"
+            )
+        if shard.profile.kv_events and shard.kv_events_port:
+            notes.append(
+                f"KV-cache events to tcp://127.0.0.1:{shard.kv_events_port}, topic "
+                f"{self.config.kv_events_topic!r}, vLLM {self.config.kv_event_format} format"
+            )
+        elif shard.profile.kv_events:
+            notes.append(
+                "the profile asks for KV-cache events, but the shard has no kv_events_port: none are sent"
+            )
+        return notes + self._fault_notes(shard)
+
+    def _fault_notes(self, shard: ShardSpec) -> list[str]:
+        return [f"fault injected on this rank: {f.kind}" for f in self._faults(shard)]
+
+    @hookimpl
+    def device_listing(self) -> Command:
+        """List the GPUs the process was given; run it with the shard command's environment."""
+        node_wide = any(f.kind == "cpu-fallback" and f.rank is None for f in parse_faults(self.config.faults))
+        extra = ("--fault", "cpu-fallback") if node_wide else ()
+        return Command(path=self.config.python, args=self._start("devices", *extra), name="sim-devices")
+
+    @hookimpl
+    def parse_devices(self, output: str) -> list[str]:
+        """The devices in the listing: one ``GPU <id>`` line each; none means it runs on the CPU."""
+        return [line[4:].strip() for line in output.splitlines() if line.startswith("GPU ")]
+
+    @hookimpl
+    def help_command(self, command: Command) -> Command:
+        """``serve --help`` through the same interpreter, not the interpreter's own help."""
+        return Command(path=command.path, args=self._start("serve", "--help"), name="sim-help")
+
+
+def _lora_module(name: str, path: str) -> str:
+    # vLLM reads ``name=path`` only without a comma; otherwise the JSON object form.
+    if "," in path:
+        return json.dumps({"name": name, "path": path}, separators=(",", ":"))
+    return f"{name}={path}"

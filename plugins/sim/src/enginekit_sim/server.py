@@ -1,0 +1,150 @@
+"""Running the simulated engine: a leader serving HTTP (and taking workers' joins), or a headless worker."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import os
+import signal
+import sys
+from typing import Any
+
+from aiohttp import web
+
+from enginekit_sim.api import Api
+from enginekit_sim.cli import API_KEY_ENV
+from enginekit_sim.cluster import Leader, run_worker
+from enginekit_sim.engine import Engine
+from enginekit_sim.jobs import die
+from enginekit_sim.metrics import Gauge
+from enginekit_sim.publisher import Publisher
+from enginekit_sim.settings import Settings, StartupError, settings_from
+
+
+def _settle(future: asyncio.Future[Any], value: Any) -> None:
+    if not future.done():
+        future.set_result(value)
+
+
+def _say(message: str) -> None:
+    print(f"enginekit-sim: {message}", file=sys.stderr, flush=True)
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Run ``serve`` until SIGTERM/SIGINT (0), a fault, or a broken group (1)."""
+    try:
+        settings = settings_from(args, os.environ)
+    except StartupError as exc:
+        _say(f"error: {exc}")
+        return 1
+    # The key stays in this process only: nothing started from here inherits it.
+    os.environ.pop(API_KEY_ENV, None)
+    exit_fault = settings.fault("exit-at-start")
+    if exit_fault is not None:
+        _say(f"injected exit-at-start; exiting with {exit_fault.code}")
+        return exit_fault.code
+    role = "worker" if settings.nnodes > 1 and settings.rank > 0 else "leader"
+    _say(
+        f"{role} rank {settings.rank} of {settings.nnodes}: model {settings.model!r} as "
+        f"{settings.served_name!r}, TP {settings.tp} x PP {settings.pp}, "
+        f"devices {','.join(settings.devices) or 'none (CPU)'}"
+    )
+    return asyncio.run(_main(settings))
+
+
+async def _main(settings: Settings) -> int:
+    loop = asyncio.get_running_loop()
+    stop: asyncio.Future[int] = loop.create_future()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, _settle, stop, 0)
+    if settings.threads > 0:
+        loop.set_default_executor(concurrent.futures.ThreadPoolExecutor(max_workers=settings.threads))
+    if settings.nnodes > 1 and settings.rank > 0:
+        return await _worker(settings, stop)
+    return await _leader(settings, stop)
+
+
+def _load(settings: Settings, on_loaded: asyncio.Future[None]) -> None:
+    """Finish "loading the model" after the start-up time, unless the start is made to hang."""
+    if settings.fault("hang-at-start") is not None:
+        _say("injected hang-at-start: never ready")
+        return
+    asyncio.get_running_loop().call_later(settings.startup_s, _settle, on_loaded, None)
+
+
+async def _worker(settings: Settings, stop: asyncio.Future[int]) -> int:
+    loop = asyncio.get_running_loop()
+    loaded: asyncio.Future[None] = loop.create_future()
+    crash = settings.fault("crash-after-seconds")
+    if crash is not None:
+        loaded.add_done_callback(
+            lambda _: loop.call_later(crash.amount, die, crash.code, "injected crash-after-seconds")
+        )
+    _load(settings, loaded)
+    worker = asyncio.ensure_future(run_worker(settings, loaded))
+    await asyncio.wait({worker, stop}, return_when=asyncio.FIRST_COMPLETED)
+    if stop.done():
+        worker.cancel()
+        return stop.result()
+    return worker.result()
+
+
+async def _leader(settings: Settings, stop: asyncio.Future[int]) -> int:
+    loop = asyncio.get_running_loop()
+    publisher = Publisher(settings.kv_events) if settings.kv_events is not None else None
+    engine = Engine(settings, publisher)
+    loaded: asyncio.Future[None] = loop.create_future()
+    leader: Leader | None = None
+
+    def check() -> None:
+        if loaded.done() and (leader is None or leader.all_ready()):
+            engine.set_ready()
+
+    if settings.nnodes > 1:
+        leader = Leader(settings, check, engine.set_broken)
+        ranks = leader.ranks
+        engine.metrics.extra.append(
+            Gauge(
+                "enginekit_sim_workers_ready",
+                "Worker ranks joined and loaded.",
+                lambda: list(ranks.values()).count("ready"),
+            )
+        )
+    engine.metrics.info = {
+        "rank": str(settings.rank),
+        "nnodes": str(settings.nnodes),
+        "tp": str(settings.tp),
+        "pp": str(settings.pp),
+        "devices": ",".join(settings.devices),
+        "threads": str(settings.threads),
+        "adapters": ",".join(settings.adapters),
+        "kv_events": settings.kv_events.endpoint if settings.kv_events is not None else "",
+    }
+    runner = web.ServerRunner(Api(engine).server(), handle_signals=False)
+    await runner.setup()
+    try:
+        if leader is not None:
+            # The rendezvous listens first, as a real group's does, so workers can join
+            # while the leader is still loading.
+            await leader.start()
+        await web.TCPSite(runner, host=settings.host or None, port=settings.port).start()
+    except OSError as exc:
+        _say(f"error: cannot listen: {exc}")
+        await runner.cleanup()
+        return 1
+    where = f"{settings.host or '*'}:{settings.port}"
+    _say(
+        f"listening on {where}"
+        + (f", workers join at {settings.master_addr}:{settings.master_port}" if leader else "")
+    )
+    loaded.add_done_callback(lambda _: check())
+    _load(settings, loaded)
+    code = await stop
+    _say("shutting down")
+    if leader is not None:
+        await leader.close()
+    await runner.cleanup()
+    if publisher is not None:
+        publisher.close()
+    return code

@@ -1,0 +1,115 @@
+"""Synthetic tokens and text: a word-level tokenizer and a generator that is deterministic per seed."""
+
+from __future__ import annotations
+
+import random
+import re
+import zlib
+
+#: ASCII words, and every other character alone: text without spaces (Chinese, Japanese)
+#: comes out as many tokens, as a real tokenizer makes it, not as one.
+_TOKEN = re.compile(r"\w+|[^\w\s]", re.ASCII)
+#: Token ids are small integers like a real vocabulary's; hashing words keeps them stable
+#: across processes (``hash()`` would change with PYTHONHASHSEED).
+VOCAB_SIZE = 32000
+
+_WORDS = """
+the of and to in is that for it as with was on be by this are from at or an have not but
+all which one they you were can more their has been there when will would what so out if
+about who up into them some time than other then these its only could two new may over
+first any like now also people most after way many well back through where much our
+model token cache block router engine replica shard node leader worker latency prefix
+request stream queue batch memory tensor pipeline parallel fabric signal health metric
+simple quick steady bright quiet early late small large warm cold open clear true
+river mountain city garden window letter story answer question morning evening light
+""".split()
+
+
+def _passage(length: int) -> list[str]:
+    """A fixed passage of ``length`` pieces, a period every 11th, made once at import."""
+    rng = random.Random("enginekit-sim passage")
+    pieces, capital = [], True
+    for i, word in enumerate(rng.choices(_WORDS, k=length)):
+        if i % 11 == 10:
+            pieces.append(".")
+            capital = True
+        else:
+            pieces.append(" " + (word.capitalize() if capital else word))
+            capital = False
+    return pieces
+
+
+#: Output is a window into this passage: choosing where it starts is the only per-request
+#: work, so generating text costs next to nothing at any rate.
+_PASSAGE = _passage(1 << 16)
+
+
+def tokenize(text: str) -> list[str]:
+    """Split ``text`` into word and punctuation tokens: the simulator's stand-in for a tokenizer."""
+    return _TOKEN.findall(text)
+
+
+def token_id(token: str) -> int:
+    """A stable id for one token."""
+    return zlib.crc32(token.encode("utf-8", "surrogatepass")) % VOCAB_SIZE
+
+
+#: Ids of tokens seen, so a word is hashed once; bounded, and cleared when full.
+_IDS: dict[str, int] = {}
+_IDS_LIMIT = 1 << 18
+
+
+def token_ids(tokens: list[str]) -> list[int]:
+    """Stable ids for ``tokens``, in order."""
+    ids = _IDS
+    if len(ids) > _IDS_LIMIT:
+        ids.clear()
+    out = []
+    for t in tokens:
+        found = ids.get(t)
+        if found is None:
+            found = ids[t] = token_id(t)
+        out.append(found)
+    return out
+
+
+def source(seed: int | None, prompt: str, server_seed: int, sequence: int, greedy: bool) -> str:
+    """What the text of one request is a function of.
+
+    A request seed makes it a function of (seed, prompt), as in a real engine; greedy
+    sampling (temperature 0) of the prompt alone; otherwise of the server seed and the
+    request's sequence number, so a run is reproducible.
+    """
+    if seed is not None:
+        return f"seed:{seed}\0{prompt}"
+    if greedy:
+        return f"greedy\0{prompt}"
+    return f"server:{server_seed}:{sequence}"
+
+
+def generate(material: str, count: int) -> list[str]:
+    """``count`` output tokens as text pieces, the same for the same ``material``."""
+    start = zlib.crc32(material.encode("utf-8", "surrogatepass")) % len(_PASSAGE)
+    pieces = _PASSAGE[start : start + count]
+    while len(pieces) < count:
+        pieces += _PASSAGE[: count - len(pieces)]
+    if pieces:
+        pieces[0] = pieces[0].strip().capitalize()
+    return pieces
+
+
+def _piece_ids() -> dict[str, int]:
+    ids = {".": token_id(".")}
+    for word in _WORDS:
+        for spelling in (word, word.capitalize()):
+            ids[spelling] = ids[" " + spelling] = token_id(spelling)
+    return ids
+
+
+_PIECE_IDS = _piece_ids()
+
+
+def piece_ids(pieces: list[str]) -> list[int]:
+    """Token ids of generated pieces (a word with its leading space is the word's token)."""
+    known = _PIECE_IDS
+    return [known[p] if p in known else token_id(p.strip() or p) for p in pieces]

@@ -1,0 +1,364 @@
+"""The sim plugin's hooks: exact argv and env per spec, every refusal, devices, help, examples."""
+
+from __future__ import annotations
+
+import json
+import string
+from pathlib import Path
+
+import pytest
+from enginekit.convert import load_document, structure
+from enginekit.errors import EngineError, SpecError
+from enginekit.model import Adapter, GPUInfo, Profile, ShardSpec
+from enginekit.registry import Registry
+from enginekit.testing import check_engine, engine_for
+from enginekit_sim.config import SimConfig
+from enginekit_sim.plugin import SimEngine
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+TUNING = (
+    *("--startup-seconds", "2", "--ttft-ms", "50", "--itl-ms", "15", "--prefill-ms-per-token", "0"),
+    *("--max-num-seqs", "256", "--max-model-len", "4096", "--seed", "0", "--block-size", "16"),
+    *("--num-gpu-blocks-override", "2048", "--kv-event-format", "map"),
+)
+START = ("-I", "-m", "enginekit_sim", "serve")
+
+
+def profile(**fields: object) -> Profile:
+    values: dict[str, object] = {
+        "name": "llama-8b",
+        "engine": "sim",
+        "model_path": "/models/llama-8b",
+        "served_model_name": "llama",
+    }
+    values.update(fields)
+    return Profile(**values)  # type: ignore[arg-type]
+
+
+def sim(**config: object) -> SimEngine:
+    return SimEngine(SimConfig(**config))  # type: ignore[arg-type]
+
+
+def test_single_node_argv_and_env_are_exact() -> None:
+    spec = ShardSpec(
+        profile=profile(tp=2), bind_addr="10.1.2.3", http_port=8001, gpu_indices=(2, 3), api_key="k" * 32
+    )
+    (command,) = check_engine(sim(), spec)
+    assert command.path == "python3"
+    assert command.args == (
+        *START,
+        *("/models/llama-8b", "--served-model-name", "llama"),
+        *("--tensor-parallel-size", "2", "--pipeline-parallel-size", "1"),
+        *("--host", "10.1.2.3", "--port", "8001"),
+        *TUNING,
+    )
+    assert command.env == {
+        "CUDA_VISIBLE_DEVICES": "2,3",
+        "CUDA_DEVICE_ORDER": "PCI_BUS_ID",
+        "NCCL_IB_DISABLE": "1",
+        "ENGINEKIT_API_KEY": "k" * 32,
+    }
+    assert command.secret_env == frozenset({"ENGINEKIT_API_KEY"})
+    assert set(command.why) == set(command.env)
+    assert command.name == "sim"
+    assert command.wait_for_leader_port is False
+
+
+def test_no_bind_address_listens_everywhere_and_no_key_means_no_key_variable() -> None:
+    spec = ShardSpec(profile=profile(), http_port=8000, gpu_indices=(0,))
+    (command,) = check_engine(sim(), spec)
+    assert command.args[command.args.index("--host") + 1] == "0.0.0.0"
+    assert "ENGINEKIT_API_KEY" not in command.env
+    assert command.secret_env == frozenset()
+
+
+def two_node_profile(**fields: object) -> Profile:
+    return profile(tp=4, gpus_per_node=2, nodes=2, **fields)
+
+
+def two_node_spec(rank: int, **fields: object) -> ShardSpec:
+    values: dict[str, object] = {
+        "profile": two_node_profile(),
+        "rank": rank,
+        "nnodes": 2,
+        "leader_addr": "10.0.0.1",
+        "leader_port": 29500,
+        "http_port": 8000,
+        "gpu_indices": (0, 1),
+        "mgmt_interface": "eth0",
+    }
+    values.update(fields)
+    return ShardSpec(**values)  # type: ignore[arg-type]
+
+
+def test_leader_serves_http_and_listens_for_workers() -> None:
+    engine = engine_for(sim(), "sim")
+    spec = two_node_spec(0, bind_addr="10.0.0.1")
+    (command,) = check_engine(sim(), spec)
+    assert command.args == (
+        *START,
+        *("/models/llama-8b", "--served-model-name", "llama"),
+        *("--tensor-parallel-size", "4", "--pipeline-parallel-size", "1"),
+        *("--host", "10.0.0.1", "--port", "8000"),
+        *("--nnodes", "2", "--node-rank", "0", "--master-addr", "10.0.0.1", "--master-port", "29500"),
+        *TUNING,
+    )
+    assert command.name == "sim-leader"
+    assert command.wait_for_leader_port is False
+    assert command.env["NCCL_SOCKET_IFNAME"] == "eth0"
+    assert engine.serves_http(spec) is True
+
+
+def test_worker_is_headless_waits_for_the_leader_port_and_serves_no_http() -> None:
+    engine = engine_for(sim(), "sim")
+    spec = two_node_spec(1, gpu_indices=(4, 5))
+    (command,) = check_engine(sim(), spec)
+    assert command.args == (
+        *START,
+        *("/models/llama-8b", "--served-model-name", "llama"),
+        *("--tensor-parallel-size", "4", "--pipeline-parallel-size", "1"),
+        *("--nnodes", "2", "--node-rank", "1", "--master-addr", "10.0.0.1", "--master-port", "29500"),
+        "--headless",
+        *TUNING,
+    )
+    assert command.env["CUDA_VISIBLE_DEVICES"] == "4,5"
+    assert command.name == "sim-worker-1"
+    assert command.wait_for_leader_port is True
+    assert engine.serves_http(spec) is False
+    assert any("serves no HTTP" in note for note in engine.notes(spec))
+
+
+def test_adapters_kv_events_threads_and_config_are_rendered() -> None:
+    spec = ShardSpec(
+        profile=profile(
+            adapters=(Adapter(name="sql", path="/adapters/sql"), Adapter(name="odd", path="/a,b")),
+            kv_events=True,
+            args=("--ttft-ms", "80"),
+        ),
+        http_port=8000,
+        gpu_indices=(),
+        kv_events_port=5557,
+        threads=8,
+    )
+    config: dict[str, object] = {
+        "python": "/opt/py/bin/python3",
+        "itl_ms": 20.0,
+        "faults": ("slow-health:1",),
+    }
+    config["kv_event_format"] = "array"
+    (command,) = check_engine(sim(**config), spec)
+    args = command.args
+    assert command.path == "/opt/py/bin/python3"
+    lora = args.index("--lora-modules")
+    assert args[lora - 1 : lora + 3] == (
+        "--enable-lora",
+        "--lora-modules",
+        "sql=/adapters/sql",
+        args[lora + 2],
+    )
+    assert json.loads(args[lora + 2]) == {"name": "odd", "path": "/a,b"}
+    kv = json.loads(args[args.index("--kv-events-config") + 1])
+    assert kv == {"enable_kv_cache_events": True, "publisher": "zmq", "endpoint": "tcp://127.0.0.1:5557"}
+    assert args[args.index("--threads") + 1] == "8"
+    assert args[args.index("--itl-ms") + 1] == "20"
+    assert args[args.index("--kv-event-format") + 1] == "array"
+    # The node's faults, then the profile's arguments last, so the profile wins.
+    assert args[-4:] == ("--fault", "slow-health:1", "--ttft-ms", "80")
+    assert command.env["CUDA_VISIBLE_DEVICES"] == ""
+
+
+def test_kv_events_without_a_port_are_not_sent_and_the_plan_says_so() -> None:
+    spec = ShardSpec(profile=profile(kv_events=True), http_port=8000, gpu_indices=(0,))
+    engine = engine_for(sim(), "sim")
+    (command,) = engine.commands(spec)
+    assert "--kv-events-config" not in command.args
+    assert any("no kv_events_port" in note for note in engine.notes(spec))
+
+
+def test_kv_events_are_published_by_the_leader_only() -> None:
+    spec = two_node_spec(1, profile=two_node_profile(kv_events=True), kv_events_port=5557)
+    (command,) = check_engine(sim(), spec)
+    assert "--kv-events-config" not in command.args
+
+
+def test_a_bad_fault_that_skipped_validation_cannot_be_built() -> None:
+    spec = ShardSpec(profile=profile(args=("--fault", "explode")), http_port=8000, gpu_indices=(0,))
+    with pytest.raises(EngineError, match="unknown kind 'explode'"):
+        engine_for(sim(), "sim").commands(spec)
+
+
+def test_cpu_fallback_fault_sets_the_listing_variable_on_its_rank_only() -> None:
+    faulty = two_node_profile(args=("--fault", "cpu-fallback@1"))
+    (leader,) = check_engine(sim(), two_node_spec(0, profile=faulty))
+    (worker,) = check_engine(sim(), two_node_spec(1, profile=faulty))
+    assert "ENGINEKIT_SIM_CPU_FALLBACK" not in leader.env
+    assert worker.env["ENGINEKIT_SIM_CPU_FALLBACK"] == "1"
+    assert "ENGINEKIT_SIM_CPU_FALLBACK" in worker.why
+
+
+def test_device_listing_parse_devices_and_help() -> None:
+    engine = engine_for(sim(python="/usr/bin/python3"), "sim")
+    listing = engine.device_listing()
+    assert listing is not None
+    assert listing.argv() == ["/usr/bin/python3", "-I", "-m", "enginekit_sim", "devices"]
+    assert engine.parse_devices("GPU 0\nGPU MIG-1\n") == ["0", "MIG-1"]
+    assert engine.parse_devices("no GPU visible: the simulated engine runs on the CPU\n") == []
+    node_wide = engine_for(sim(faults=("cpu-fallback",)), "sim").device_listing()
+    assert node_wide is not None
+    assert node_wide.args[-2:] == ("--fault", "cpu-fallback")
+    (command,) = engine_for(sim(), "sim").commands(
+        ShardSpec(profile=profile(), http_port=1, gpu_indices=(0,))
+    )
+    assert engine.help_command(command).argv() == ["python3", "-I", "-m", "enginekit_sim", "serve", "--help"]
+    assert engine.health_path() == "/health"
+    assert engine.metrics_path() == "/metrics"
+
+
+def problems(args: tuple[str, ...], **config: object) -> list[str]:
+    return engine_for(sim(**config), "sim").validate(profile(args=args))
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            ("--port", "1"),
+            "'--port' sets --port, which enginekit manages; set the shard spec's http_port instead",
+        ),
+        (("--port=1",), "'--port' sets --port, which enginekit manages; set the shard spec's http_port"),
+        (
+            ("--host", "0.0.0.0"),
+            "sets --host, which enginekit manages; set the shard spec's bind_addr instead",
+        ),
+        (("-tp", "8"), "'-tp' sets --tensor-parallel-size, which enginekit manages; set profile.tp instead"),
+        (("--served-model-name", "x"), "set profile.served_model_name instead"),
+        (("--headless",), "the shard spec's rank sets it: every rank but 0 is headless"),
+        (("--lora-modules", "a=/b"), "list the adapters in profile.adapters instead"),
+        (("--kv-events-config", "{}"), "set profile.kv_events and the shard spec's kv_events_port instead"),
+        (("--master-port", "1"), "the shard spec's leader_port sets it"),
+        (("--threads", "2"), "the shard spec's threads sets it"),
+        (
+            ("--api-key", "k"),
+            "'--api-key' sets --api-key; the API key reaches the engine through its environment",
+        ),
+        (("--api-key=k",), "set the shard spec's api_key"),
+        (("--help",), "'--help' prints the help and exits instead of serving"),
+        (("-h",), "'-h' prints the help and exits instead of serving"),
+        (
+            ("--trust-remote-code",),
+            'refused unless the site allows it (engines.sim.allow_args = ["--trust-remote-code"])',
+        ),
+        (("--ttft",), "'--ttft' is not an option of the simulated engine"),
+        (("--ttft_ms", "3"), "'--ttft_ms' is not an option of the simulated engine"),
+        (("--bogus",), "'--bogus' is not an option of the simulated engine"),
+        (("--fault", "explode"), "fault 'explode': unknown kind 'explode'"),
+        (("--fault", "exit-at-start:300"), "exit code '300' must be 0-255"),
+        (("--fault", "crash-after-requests"), "expected crash-after-requests:N[:CODE]"),
+        (("--fault", "slow-health:1@x"), "the rank after '@' must be a node rank"),
+        (("--itl-ms", "fast"), "argument --itl-ms: invalid float value"),
+        (("--kv-event-format", "json"), "argument --kv-event-format: invalid choice (choose from"),
+        (("stray",), "unrecognized arguments (not shown)"),
+    ],
+)
+def test_validate_refuses(args: tuple[str, ...], expected: str) -> None:
+    found = problems(args)
+    assert found, args
+    assert all(p.startswith("profile 'llama-8b': args: ") for p in found), found
+    assert any(expected in p for p in found), found
+
+
+def test_validate_never_echoes_option_values() -> None:
+    secret = "sk-0123456789abcdef"
+    for args in (
+        ("--api-key=" + secret,),
+        ("--bogus=" + secret,),
+        ("--itl-ms", secret),
+        ("--kv-event-format", secret),
+        (secret,),
+        ("--help=" + secret,),
+    ):
+        found = problems(args)
+        assert found, args
+        assert all(secret not in p for p in found), found
+
+
+def test_validate_collects_every_problem() -> None:
+    found = problems(("--port", "1", "--api-key", "k", "--bogus", "--trust-remote-code"))
+    assert len(found) == 4, found
+
+
+def test_validate_accepts_tuning_faults_and_vllm_parity_options() -> None:
+    args = (
+        *("--ttft-ms=120", "--itl-ms", "20", "--max-num-seqs", "4", "--fault", "crash-after-requests:3:9@0"),
+        *("--fault", "hang-at-start", "--dtype", "bfloat16", "--no-enable-prefix-caching", "-q", "awq"),
+        *("--gpu-memory-utilization", "0.8", "--seed", "-1"),
+    )
+    assert problems(args) == []
+    assert problems(("--trust-remote-code",), allow_args=("--trust-remote-code",)) == []
+
+
+def test_common_checks_apply_as_for_a_real_engine() -> None:
+    engine = engine_for(sim(), "sim")
+    found = engine.validate(
+        profile(model_path="", tp=2, adapters=(Adapter(name="a=b", path="/x"),), env={"LD_PRELOAD": "/x.so"}),
+        [GPUInfo(index=0, name="A100"), GPUInfo(index=1, name="H100")],
+    )
+    assert any("model path is empty" in p for p in found)
+    assert any("adapters[0]: name 'a=b'" in p for p in found)
+    assert any("env LD_PRELOAD" in p for p in found)
+    assert any("GPUs are not uniform" in p for p in found)
+    with pytest.raises(SpecError):
+        engine.plan(ShardSpec(profile=profile(model_path=""), http_port=1))
+
+
+def test_config_is_structured_from_the_node_config_and_checked() -> None:
+    registry = Registry()
+    registry.add(SimEngine(SimConfig(ttft_ms=1.0)), name="sim")
+    assert registry.engine("sim").plugin.config.ttft_ms == 1.0  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="unknown kind"):
+        SimConfig(faults=("explode",))
+    with pytest.raises(ValueError, match="itl_ms must be 0 or more"):
+        SimConfig(itl_ms=-1.0)
+    with pytest.raises(ValueError, match="python must name an interpreter"):
+        SimConfig(python="-c")
+    with pytest.raises(ValueError, match="kv_event_format"):
+        SimConfig(kv_event_format="json")
+    config, _ = structure({"ttft_ms": 5, "faults": ["hang-at-start"]}, SimConfig, path="config.engines.sim")
+    assert config.faults == ("hang-at-start",)
+    with pytest.raises(SpecError, match="unknown field"):
+        structure({"ttft": 5}, SimConfig, path="config.engines.sim")
+
+
+KEYS = st.text(alphabet=string.ascii_letters + string.digits, min_size=16, max_size=64)
+
+
+@settings(max_examples=50, deadline=None)
+@given(key=KEYS, rank=st.integers(0, 1), port=st.integers(1, 65535), threads=st.integers(0, 64))
+def test_the_key_never_reaches_argv_and_rendering_is_pure(
+    key: str, rank: int, port: int, threads: int
+) -> None:
+    spec = two_node_spec(rank, api_key=key, http_port=port, threads=threads)
+    engine = engine_for(sim(), "sim")
+    first, second = engine.commands(spec), engine.commands(spec)
+    assert first == second
+    (command,) = first
+    assert all(key not in arg for arg in command.argv())
+    assert command.env["ENGINEKIT_API_KEY"] == key
+    assert ("--threads" in command.args) == (threads > 0)
+
+
+EXAMPLES = Path(__file__).parents[3] / "examples"
+
+
+@pytest.mark.parametrize(
+    "name", ["sim-single.toml", "sim-two-node-leader.toml", "sim-two-node-worker.toml", "sim-faults.toml"]
+)
+def test_examples_render(name: str) -> None:
+    path = EXAMPLES / name
+    if not path.exists():
+        pytest.skip(f"{path} is not in this checkout")
+    spec, _ = structure(load_document(path), ShardSpec, path="spec")
+    plan = engine_for(sim(), "sim").plan(spec)
+    assert plan.commands
+    assert plan.serves_http == spec.is_leader()
