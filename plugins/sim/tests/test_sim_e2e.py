@@ -143,7 +143,7 @@ def test_requests_beyond_the_concurrency_limit_queue_and_metrics_show_it(
     spec = make_shard(profile)
     start(render(spec, itl_ms=60.0))
     url = base(spec)
-    poll(url + "/health", lambda s: s == 200, timeout=15)
+    poll(url + "/health", lambda s: s == 200, timeout=60)
 
     def scrape() -> dict[str, float]:
         return parse_metrics(request(url + "/metrics")[1].decode())
@@ -201,9 +201,9 @@ def test_two_nodes_leader_ready_only_with_its_worker_and_unhealthy_without(
     time.sleep(0.5)
     assert worker.alive()
     leader = start(leader_cmd)
-    wait_port("127.0.0.1", leader_spec.leader_port, timeout=15)
+    wait_port("127.0.0.1", leader_spec.leader_port, timeout=60)
     url = base(leader_spec)
-    poll(url + "/health", lambda s: s == 200, timeout=15)
+    poll(url + "/health", lambda s: s == 200, timeout=60)
     parsed = parse_metrics(request(url + "/metrics")[1].decode())
     assert sample(parsed, "enginekit_sim_workers_ready") == 1
     assert completion(url, None, model="big", max_tokens=2)[0] == 200
@@ -237,12 +237,12 @@ def test_two_nodes_waits_for_all_workers_and_workers_die_with_the_leader(
     leader = start(render(leader_spec))
     url = base(leader_spec)
     # What a supervisor does for wait_for_leader_port: hold the worker until it accepts.
-    wait_port("127.0.0.1", leader_spec.leader_port, timeout=15)
+    wait_port("127.0.0.1", leader_spec.leader_port, timeout=60)
     poll(url + "/health", lambda s: s == 503, timeout=5)
     time.sleep(1.0)  # well past the start-up time: still waiting for its worker
     assert request(url + "/health")[0] == 503
     worker = start(render(worker_spec))
-    poll(url + "/health", lambda s: s == 200, timeout=15)
+    poll(url + "/health", lambda s: s == 200, timeout=60)
     leader.kill()
     assert worker.wait(10) == 1
     assert "went away" in worker.output()
@@ -261,7 +261,7 @@ def test_kv_events_reach_a_subscriber_in_vllm_format(
             spec = make_shard(profile, kv_events_port=subscriber.port)
             start(render(spec, block_size=4, num_gpu_blocks=6, kv_event_format=fmt, kv_events_topic=topic))
             url = base(spec)
-            poll(url + "/health", lambda s: s == 200, timeout=15)
+            poll(url + "/health", lambda s: s == 200, timeout=60)
             prompt = "one two three four five six seven eight nine"
             assert completion(url, None, prompt=prompt, max_tokens=1)[0] == 200
             first = subscriber.receive(timeout=5)
@@ -336,7 +336,7 @@ def test_fault_hang_at_start(start: Start, render: Render, make_shard: MakeShard
 def test_fault_crash_after_seconds(start: Start, render: Render, make_shard: MakeShard) -> None:
     spec = faulty(make_shard, "crash-after-seconds:0.5:7")
     proc = start(render(spec))
-    poll(base(spec) + "/health", lambda s: s == 200, timeout=15)
+    poll(base(spec) + "/health", lambda s: s == 200, timeout=60)
     assert proc.wait(10) == 7
 
 
@@ -344,7 +344,7 @@ def test_fault_crash_after_requests(start: Start, render: Render, make_shard: Ma
     spec = faulty(make_shard, "crash-after-requests:2:9")
     proc = start(render(spec))
     url = base(spec)
-    poll(url + "/health", lambda s: s == 200, timeout=15)
+    poll(url + "/health", lambda s: s == 200, timeout=60)
     assert [completion(url, None)[0] for _ in range(2)] == [200, 200]
     assert completion(url, None)[0] == 0, "the connection dropped"
     assert proc.wait(10) == 9
