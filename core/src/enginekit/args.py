@@ -117,7 +117,7 @@ def managed_option_problems(
 ) -> list[str]:
     """Refuse options enginekit sets itself; ``managed`` maps each to the field to use instead."""
     return [
-        f"profile {profile_name!r}: args: {_spelling(use.token)!r} sets {use.option}, which enginekit "
+        f"profile {profile_name!r}: args: {spelling(use.token)!r} sets {use.option}, which enginekit "
         f"manages; {managed[use.option]}"
         for use in find_options(args, managed, syntax)
     ]
@@ -134,14 +134,14 @@ def code_loading_problems(
 ) -> list[str]:
     """Refuse options that load or run code (``risky`` maps each to why) unless the site allows them."""
     return [
-        f"profile {profile_name!r}: args: {_spelling(use.token)!r} ({use.option}) {risky[use.option]}; "
+        f"profile {profile_name!r}: args: {spelling(use.token)!r} ({use.option}) {risky[use.option]}; "
         f'refused unless the site allows it ({config_key} = ["{use.option}"])'
         for use in find_options(args, risky, syntax)
         if use.option not in allowed
     ]
 
 
-def _spelling(token: str) -> str:
+def spelling(token: str) -> str:
     """The option as the user spelled it, without an attached value (which may be a secret)."""
     return token.split("=", 1)[0]
 

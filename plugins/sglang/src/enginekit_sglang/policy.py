@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 
-from enginekit.args import code_loading_problems, find_options, managed_option_problems, option_values
+from enginekit.args import (
+    code_loading_problems,
+    find_options,
+    managed_option_problems,
+    option_values,
+    spelling,
+)
 from enginekit.checks import quantization_of, require_compute_capability
 from enginekit.model import GPUInfo, Profile
 
@@ -36,7 +42,7 @@ def _underscores(name: str, args: Sequence[str]) -> Iterator[str]:
     # SGLang refuses them at parse time, so nothing is bypassed; refusing here says
     # why in the profile's terms instead of as a crash at launch.
     for token in args:
-        option = token.split("=", 1)[0]
+        option = spelling(token)
         if option.startswith("--") and "_" in option:
             yield (
                 f"profile {name!r}: args: {option!r}: SGLang does not accept underscores in "
@@ -47,7 +53,7 @@ def _underscores(name: str, args: Sequence[str]) -> Iterator[str]:
 def _secrets(name: str, args: Sequence[str]) -> Iterator[str]:
     for use in find_options(args, SECRETS, SYNTAX):
         # Never echo the value: this sentence ends up in logs.
-        given = use.token.split("=", 1)[0]
+        given = spelling(use.token)
         yield (
             f"profile {name!r}: args: {given!r} puts a secret ({use.option}) on the command "
             f"line, where every local user can read it; {SECRETS[use.option]}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-from enginekit.args import ArgSyntax, code_loading_problems, find_options, managed_option_problems
+from enginekit.args import ArgSyntax, code_loading_problems, find_options, managed_option_problems, spelling
 
 from enginekit_sim.cli import ArgsError, build_parser, option_spellings
 
@@ -57,11 +57,11 @@ def problems(name: str, args: Sequence[str], allowed: Collection[str]) -> list[s
     """Every reason the simulator refuses ``args`` of profile ``name``, all at once."""
     found = managed_option_problems(name, args, MANAGED, SYNTAX)
     found += [
-        f"profile {name!r}: args: {_spelling(use.token)!r} sets {use.option}; {SECRETS[use.option]}"
+        f"profile {name!r}: args: {spelling(use.token)!r} sets {use.option}; {SECRETS[use.option]}"
         for use in find_options(args, SECRETS, SYNTAX)
     ]
     found += [
-        f"profile {name!r}: args: {_spelling(use.token)!r} {EXITING[use.option]}"
+        f"profile {name!r}: args: {spelling(use.token)!r} {EXITING[use.option]}"
         for use in find_options(args, EXITING, SYNTAX)
     ]
     found += code_loading_problems(
@@ -71,7 +71,7 @@ def problems(name: str, args: Sequence[str], allowed: Collection[str]) -> list[s
         option = SYNTAX.normalise(token)
         if option is not None and option not in SYNTAX.known:
             found.append(
-                f"profile {name!r}: args: {_spelling(token)!r} is not an option of the simulated engine; "
+                f"profile {name!r}: args: {spelling(token)!r} is not an option of the simulated engine; "
                 f"see `python -m enginekit_sim serve --help`"
             )
     if not found:
@@ -84,11 +84,6 @@ def problems(name: str, args: Sequence[str], allowed: Collection[str]) -> list[s
         except SystemExit:  # pragma: no cover - only --help exits, refused above
             found.append(f"profile {name!r}: args: they make the simulated engine exit")
     return found
-
-
-def _spelling(token: str) -> str:
-    # As the core does: an option as spelled, never its attached value (it may be a secret).
-    return token.split("=", 1)[0]
 
 
 def _unvalued(message: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from enginekit.args import code_loading_problems, managed_option_problems
+from enginekit.args import code_loading_problems, managed_option_problems, spelling
 from enginekit.model import GPUInfo, Profile
 
 from enginekit_trtllm.config import TrtllmConfig, at_least
@@ -79,13 +79,13 @@ def arg_problems(profile: Profile, config: TrtllmConfig) -> list[str]:
             continue
         if option in SECRET_SPELLINGS:
             found.append(
-                f"profile {name!r}: args: {token.split('=', 1)[0]!r}: secrets are not allowed in "
+                f"profile {name!r}: args: {spelling(token)!r}: secrets are not allowed in "
                 f"args, where any local user can read them, and trtllm-serve has no API key option"
             )
         elif option not in config.allow_args:
             hint = UNKNOWN_HINTS.get(option, "remove it")
             found.append(
-                f"profile {name!r}: args: {token.split('=', 1)[0]!r} is not an option of trtllm-serve "
+                f"profile {name!r}: args: {spelling(token)!r} is not an option of trtllm-serve "
                 f"serve (CLI reference @9e7f85f6); {hint}, or if your release has it, add it to "
                 f"[engines.trtllm] allow_args"
             )

@@ -11,6 +11,7 @@ from enginekit.args import (
     code_loading_problems,
     find_options,
     managed_option_problems,
+    spelling,
 )
 from enginekit.checks import quantization_of
 
@@ -50,7 +51,7 @@ def quantization(args: Sequence[str]) -> str:
 
 def _code_key_problems(profile_name: str, args: Sequence[str], allowed: Collection[str]) -> list[str]:
     return [
-        f"profile {profile_name!r}: args: {use.token.split('=', 1)[0]!r} ({use.option}) sets "
+        f"profile {profile_name!r}: args: {spelling(use.token)!r} ({use.option}) sets "
         f"{CODE_KEYS[use.option]}, which imports the code it names; refused unless the site "
         f'allows it ({CONFIG_KEY} = ["{use.option}"])'
         for use in find_options(args, CODE_KEYS, SYNTAX)
@@ -59,7 +60,7 @@ def _code_key_problems(profile_name: str, args: Sequence[str], allowed: Collecti
 
 
 def _sets_key(use: OptionUse, key: str) -> bool:
-    head = use.token.split("=", 1)[0]
+    head = spelling(use.token)
     if "." in head:
         # ``--kv-transfer-config.kv_connector_module_path x``; ``+`` appends to a list.
         return _key(head.split(".")[1]) == key
