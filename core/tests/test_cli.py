@@ -82,6 +82,9 @@ def test_render_json(spec: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_env_shows_the_shared_environment(spec: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "env", str(spec))
     assert code == 0
+    assert out.splitlines()[:2] == ["export CUDA_DEVICE_ORDER=PCI_BUS_ID", "export CUDA_VISIBLE_DEVICES=0,1"]
+    code, out, _ = run(capsys, "env", str(spec), "--format", "dotenv")
+    assert code == 0
     assert out.splitlines() == [
         "CUDA_DEVICE_ORDER=PCI_BUS_ID",
         "CUDA_VISIBLE_DEVICES=0,1",

@@ -65,15 +65,31 @@ def test_profile_overrides_apply_to_every_command_after_the_engine(make_shard: M
     assert main.why["VLLM_LOGGING_LEVEL"].startswith("set by the profile")
 
 
-def test_dropped_variables_are_reported_when_commands_are_built(
+def test_a_profile_cannot_override_what_the_engine_generates(
     make_shard: Make, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # Accepted when the profile was validated, denied by the time it launches.
-    engine = engine_for(Keyed(), "keyed", policy=EnvPolicy(deny={"VLLM_LOGGING_LEVEL"}))
+    # The plan would say one thing (the engine's value and its reason) and run another.
+    engine = engine_for(Keyed(), "keyed", policy=EnvPolicy(allow_prefixes=("KEYED_",)))
+    spec = make_shard("keyed", profile_env={"KEYED_TUNING": "b", "VLLM_LOGGING_LEVEL": "DEBUG"})
     with caplog.at_level(logging.WARNING, "enginekit"):
-        _, main = engine.commands(make_shard("keyed", profile_env={"VLLM_LOGGING_LEVEL": "DEBUG"}))
-    assert "VLLM_LOGGING_LEVEL" not in main.env
-    assert "profile 'p': env VLLM_LOGGING_LEVEL dropped: denied by this site's policy" in caplog.text
+        _, main = engine.commands(spec)
+    assert main.env["KEYED_TUNING"] == "a"
+    assert main.env["VLLM_LOGGING_LEVEL"] == "DEBUG"
+    assert "profile 'p': env KEYED_TUNING dropped: reserved: generated for this shard" in caplog.text
+    plan = engine.plan(spec)
+    assert [(d.key, d.why.split(":")[0]) for d in plan.dropped_env] == [("KEYED_TUNING", "reserved")]
+
+
+def test_commands_refuses_what_plan_refuses(make_shard: Make) -> None:
+    # No second, unchecked way to build: a site's deny list holds for commands() too.
+    engine = engine_for(Keyed(), "keyed", policy=EnvPolicy(deny={"VLLM_LOGGING_LEVEL"}))
+    spec = make_shard("keyed", profile_env={"VLLM_LOGGING_LEVEL": "DEBUG"})
+    with pytest.raises(SpecError) as via_commands:
+        engine.commands(spec)
+    with pytest.raises(SpecError) as via_plan:
+        engine.plan(spec)
+    assert via_commands.value.problems == via_plan.value.problems
+    assert via_plan.value.problems == ("profile 'p': env VLLM_LOGGING_LEVEL: denied by this site's policy",)
 
 
 def test_a_bad_spec_never_reaches_the_engine(make_shard: Make) -> None:
@@ -84,7 +100,7 @@ def test_a_bad_spec_never_reaches_the_engine(make_shard: Make) -> None:
 
 def test_the_key_on_a_command_line_is_refused(make_shard: Make) -> None:
     with pytest.raises(EngineError, match="put the API key on a command line"):
-        engine_for(Leaky(), "leaky").commands(make_shard("leaky", api_key="sekrit-0123"))
+        engine_for(Leaky(), "leaky").commands(make_shard("leaky", api_key="sekrit-0123456789"))
 
 
 def test_an_engine_returning_nothing_is_an_error(make_shard: Make) -> None:

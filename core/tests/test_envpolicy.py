@@ -1,4 +1,4 @@
-"""The env safety policy: the bad inputs of reference/security.md §4.1-4.2, and its properties."""
+"""The env safety policy: names and values a profile must not get past it, and its properties."""
 
 from __future__ import annotations
 
@@ -54,6 +54,20 @@ from hypothesis import strategies as st
         ("HTTPS_PROXY", "denied: traffic"),
         ("http_proxy", "denied: traffic"),
         ("HF_TOKEN", "denied: it is a credential"),
+        ("VLLM_SOME_TOKEN", "denied: it is a credential"),
+        ("SGLANG_API_KEY", "denied: it is a credential"),
+        ("AWS_PROFILE", "denied: it is a credential, or picks the credentials"),
+        ("OMP_TOOL", "denied: the OpenMP runtime would load the tool libraries"),
+        ("OMP_TOOL_LIBRARIES", "denied: the OpenMP runtime would load the tool libraries"),
+        ("omp_tool_libraries", "denied: the OpenMP runtime would load the tool libraries"),
+        ("OMP_TOOL_VERBOSE_INIT", "denied: the OpenMP runtime"),
+        ("VLLM_USE_MODELSCOPE", "denied: the model would be fetched from another hub"),
+        ("SGLANG_USE_MODELSCOPE", "denied: the model would be fetched from another hub"),
+        ("GGML_BACKEND_PATH", "denied: ggml would load the out-of-tree backend library"),
+        ("TLLM_TORCH_PROFILE_TRACE", "denied: TensorRT-LLM would write its profiler trace"),
+        ("MALLOC_ARENA_MAX", "denied: glibc's allocator would take its tuning from it"),
+        ("MALLOC_TRACE", "denied: the dynamic loader or libc"),
+        ("FOO_CONF", "unknown: not in a namespace"),
         ("SOMETHING_ELSE", "unknown: not in a namespace"),
     ],
 )
@@ -75,6 +89,11 @@ def test_bad_keys_are_refused_with_a_reason(key: str, why: str) -> None:
         "OMP_NUM_THREADS",
         "TOKENIZERS_PARALLELISM",
         "SGLANG_LOG_LEVEL",
+        "OMP_PROC_BIND",
+        "PYTORCH_CUDA_ALLOC_CONF",
+        "VLLM_SOME_NEW_CONF",
+        "HF_HUB_DISABLE_IMPLICIT_TOKEN",
+        "HF_HUB_DISABLE_TELEMETRY",
     ],
 )
 def test_tuning_keys_are_accepted(key: str) -> None:
@@ -84,23 +103,25 @@ def test_tuning_keys_are_accepted(key: str) -> None:
 @pytest.mark.parametrize(
     ("value", "why"),
     [
-        ("a\x00LD_PRELOAD=/tmp/x.so", "value contains a NUL byte"),
+        ("a\x00LD_PRELOAD=/tmp/x.so", "value contains a NUL byte (U+0000)"),
         ("() { :;}; id", "value looks like an exported shell function"),
-        ("line1\nline2", "value contains control characters"),
-        ("\r", "value contains control characters"),
-        ("\x1b[31m", "value contains control characters"),
-        ("\udcff", "value is not valid UTF-8"),
+        ("line1\nline2", "value contains a control character (U+000A)"),
+        ("\r", "value contains a control character (U+000D)"),
+        ("\x1b[31m", "value contains a control character (U+001B)"),
+        ("\x85", "value contains a C1 control character (U+0085)"),
+        ("a\u2028b", "value contains a Unicode line separator (U+2028)"),
+        ("RING\u202eLL", "value contains a bidirectional override (U+202E)"),
+        ("\udcff", "value contains a lone surrogate (not valid Unicode text) (U+DCFF)"),
         ("x" * 4097, "value longer than 4096 bytes"),
-        ("/tmp/evil", "value contains '/' or '%'"),
+        ("/tmp/evil", "value contains '/' or '%' and the site has not marked this key as a path"),
+        ("%h", "value contains '/' or '%' and the site has not marked this key as a path"),
         (1, "value must be a string, got int"),
         (True, "value must be a string, got bool"),
         (None, "value must be a string, got NoneType"),
     ],
 )
 def test_bad_values_are_refused(value: object, why: str) -> None:
-    assert DEFAULT_POLICY.unsafe_value("NCCL_ALGO", value) == (True, why) or DEFAULT_POLICY.unsafe_value(
-        "NCCL_ALGO", value
-    )[1].startswith(why)
+    assert DEFAULT_POLICY.unsafe_value("NCCL_ALGO", value) == (True, why)
 
 
 def test_empty_value_is_accepted() -> None:
@@ -108,12 +129,12 @@ def test_empty_value_is_accepted() -> None:
 
 
 def test_site_additions() -> None:
-    site = EnvPolicy(deny={"NCCL_ALGO"}, allow={"MY_TUNING", "LD_BIND_NOW"}, path_keys={"VLLM_X"})
+    site = EnvPolicy(deny={"NCCL_ALGO"}, allow={"MY_TUNING", "MALLOC_ARENA_MAX"}, path_keys={"VLLM_X"})
     assert site.unsafe_env("NCCL_ALGO") == (True, "denied by this site's policy")
     assert site.unsafe_env("nccl_algo")[0]
     assert site.unsafe_env("MY_TUNING") == (False, "")
-    assert site.unsafe_env("LD_BIND_NOW") == (False, "")  # a site may accept a denied name…
-    assert EnvPolicy(allow={"PATH"}).unsafe_env("PATH")[0]  # …but never a reserved one
+    assert site.unsafe_env("MALLOC_ARENA_MAX") == (False, "")  # a denied name outside the floor…
+    assert EnvPolicy(allow={"PATH"}).unsafe_env("PATH") == (True, "reserved: derived from the shard spec")
     assert site.unsafe_value("VLLM_X", "/opt/x") == (False, "")
     assert EnvPolicy(allow_prefixes=("ACME_",)).unsafe_env("ACME_FLAG") == (False, "")
 
@@ -128,9 +149,11 @@ def test_every_deny_entry_denies_its_own_spelling() -> None:
     # Guards against the sudo "PERLIO_DEBUG " typo class.
     for group in DENY_GROUPS:
         for name in group.exact:
-            assert unsafe_env(name)[0], name
+            assert unsafe_env(name) == (True, f"denied: {group.why}"), name
         for prefix in group.prefixes:
-            assert unsafe_env(prefix + "X")[0], prefix
+            assert unsafe_env(prefix + "X") == (True, f"denied: {group.why}"), prefix
+        for suffix in group.suffixes:
+            assert unsafe_env("VLLM_X" + suffix) == (True, f"denied: {group.why}"), suffix
     for name in RESERVED:
         assert unsafe_env(name) == (True, "reserved: derived from the shard spec"), name
 
@@ -146,3 +169,78 @@ def test_problems_never_raise_and_name_only_refused_keys(env: dict[str, str]) ->
     for key, value in env.items():
         bad = unsafe_env(key)[0] or DEFAULT_POLICY.unsafe_value(key, value)[0]
         assert (key in refused) == bad
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "expandable_segments:True",
+        "expandable_segments:True,max_split_size_mb:512",
+        "expandable_segments:True, garbage_collection_threshold:0.6",
+        "roundup_power2_divisions:[256:1,512:2,1024:4,>:8]",
+        "backend:cudaMallocAsync",
+        "native",
+        "",
+    ],
+)
+def test_a_conf_key_takes_a_tuning_string(value: str) -> None:
+    assert DEFAULT_POLICY.problems({"PYTORCH_CUDA_ALLOC_CONF": value}) == []
+
+
+_AS_PATH = "value looks like a path ('/', '%', '~' or '..') and a *_CONF key takes a tuning string"
+_AS_FILE = "value looks like a file or module name ('name.ext') and a *_CONF key takes a tuning string"
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ("site.conf", _AS_FILE),
+        ("x.yaml", _AS_FILE),
+        ("x.JSON", _AS_FILE),
+        ("settings.ini", _AS_FILE),
+        (".hidden", _AS_FILE),
+        ("mypkg.hooks", _AS_FILE),
+        ("/etc/x", _AS_PATH),
+        ("../x", _AS_PATH),
+        ("..", _AS_PATH),
+        ("~/x", _AS_PATH),
+        ("~root", _AS_PATH),
+        ("%h", _AS_PATH),
+        ("a$(id)", "value is not a tuning string: a *_CONF key takes only letters, digits, space"),
+        ("a\\b", "value is not a tuning string"),
+        ("a;b", "value is not a tuning string"),
+    ],
+)
+def test_a_conf_key_refuses_a_path_or_file_name(value: str, why: str) -> None:
+    [(key, reason)] = DEFAULT_POLICY.problems({"PYTORCH_CUDA_ALLOC_CONF": value})
+    assert key == "PYTORCH_CUDA_ALLOC_CONF"
+    assert reason.startswith(why)
+
+
+def test_a_conf_key_takes_a_path_only_when_the_site_allows_it_and_marks_it() -> None:
+    env = {"VLLM_X_CONF": "/etc/site/x.conf"}
+    marked_only = EnvPolicy(path_keys={"VLLM_X_CONF"})
+    allowed_only = EnvPolicy(allow={"VLLM_X_CONF"})
+    both = EnvPolicy(allow={"vllm_x_conf"}, path_keys={"VLLM_X_CONF"})
+    assert marked_only.problems(env)[0][1].startswith(_AS_PATH)
+    assert allowed_only.problems(env)[0][1].startswith(_AS_PATH)
+    assert allowed_only.problems({"VLLM_X_CONF": "x.conf"})[0][1].startswith(_AS_FILE)
+    assert both.problems(env) == []
+    assert both.problems({"VLLM_X_CONF": "a\nb"}) == [
+        ("VLLM_X_CONF", "value contains a control character (U+000A)")
+    ]
+
+
+def test_a_conf_name_outside_the_open_namespaces_stays_unknown() -> None:
+    assert DEFAULT_POLICY.problems({"FOO_CONF": "expandable_segments:True"}) == [
+        ("FOO_CONF", "unknown: not in a namespace this site opens to profiles")
+    ]
+    assert EnvPolicy(allow_prefixes=("FOO_",)).problems({"FOO_CONF": "a:1"}) == []
+
+
+def test_a_deny_name_belongs_to_one_group() -> None:
+    seen: dict[str, str] = {}
+    for group in DENY_GROUPS:
+        for name in group.exact:
+            assert name not in seen, f"{name} in '{seen.get(name)}' and '{group.why}'"
+            seen[name] = group.why

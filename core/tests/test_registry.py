@@ -27,7 +27,7 @@ class Alpha:
 class Beta:
     @hookimpl
     def validate(self, profile: object) -> list[str]:
-        return ["beta is never valid"]
+        return []
 
     @hookimpl
     def commands(self) -> list[Command]:
@@ -164,7 +164,9 @@ def test_broken_misspelled_incomplete_clashing_and_misconfigured_are_reported(fa
     assert rows["twin"].source == (
         "fake-clash 2.0 (fake_pkgs.clash:OtherEngine) and fake-ok 1.0 (fake_pkgs.ok:FakeEngine)"
     )
-    assert rows["twin"].detail == "several distributions provide this engine"
+    assert rows["twin"].detail == (
+        "2 distributions provide engine 'twin' and enginekit will not guess which to run: uninstall all but one"
+    )
     assert rows["offline"].status == "unavailable"
     with pytest.raises(EngineUnavailable, match=r"engine 'broken' failed to load \(fake-ok 1.0"):
         registry.engine("broken")
@@ -197,7 +199,7 @@ def test_allowlist_and_missing_enabled_engine(fake_dists: Path) -> None:
     assert registry.names() == ["fake"]
     rows = {row.name: (row.status, row.detail) for row in registry.statuses()}
     assert rows["nonesuch"] == ("failed", "enabled but not installed")
-    assert rows["broken"] == ("disabled", "disabled on this node")
+    assert rows["broken"] == ("disabled", "not in the list of enabled engines")
 
 
 def test_config_for_an_engine_that_is_not_installed_is_a_warning(fake_dists: Path) -> None:

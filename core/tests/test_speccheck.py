@@ -36,7 +36,7 @@ def test_a_valid_shard_has_no_problems(make_shard: Make) -> None:
             "rank: must be in 0..1 for 2 node(s), got 2",
         ),
         ({"rank": -1}, "rank: must be in 0..0 for 1 node(s), got -1"),
-        ({"nnodes": 0}, "nnodes: must be at least 1, got 0"),
+        ({"nnodes": 0}, "nnodes: expected 1-65536, got 0"),
         (
             {"nnodes": 2, "profile_nodes": 2, "profile_gpus_per_node": 1, "leader_port": 29500},
             "leader_addr: required when the replica spans more than one node",
@@ -54,7 +54,7 @@ def test_a_valid_shard_has_no_problems(make_shard: Make) -> None:
             "leader_addr: expected a host name or IP address, got 'tcp://1.2.3.4:29500'",
         ),
         ({"bind_addr": "10.0.0.1 "}, "bind_addr: expected a host name or IP address, got '10.0.0.1 '"),
-        ({"gpu_indices": (-1,)}, "gpu_indices: must be 0 or more, got [-1]"),
+        ({"gpu_indices": (-1,)}, "gpu_indices: each must be in 0-65535, got [-1]"),
         ({"gpu_indices": (0, 0), "profile_tp": 2}, "gpu_indices: a GPU is listed twice in [0, 0]"),
         ({"gpu_indices": (0, 1)}, "gpu_indices: profile 'p' needs 1 GPU(s) per node, the shard has 2"),
         ({"gpu_uuids": ("MIG-xyz",)}, "gpu_uuids: expected MIG-<uuid> or GPU-<uuid>, got 'MIG-xyz'"),
@@ -75,9 +75,9 @@ def test_a_valid_shard_has_no_problems(make_shard: Make) -> None:
             + "a" * 16
             + "'",
         ),
-        ({"hcas": ("mlx5_0",), "gid_index": -1}, "gid_index: must be 0 or more, got -1"),
+        ({"hcas": ("mlx5_0",), "gid_index": -1}, "gid_index: expected a GID table index in 0-255, got -1"),
         ({"gid_index": 3}, "gid_index: set, but the shard has no HCAs for it to apply to"),
-        ({"threads": -4}, "threads: must be 0 or more, got -4"),
+        ({"threads": -4}, "threads: expected 0-65536 cores, got -4"),
         (
             {"api_key": "has space"},
             "api_key: must be printable ASCII without spaces (the value is not shown)",
@@ -87,8 +87,8 @@ def test_a_valid_shard_has_no_problems(make_shard: Make) -> None:
             "api_key: must not start with '-', where an engine's parser would read it as a flag",
         ),
         ({"api_key": "k" * 4097}, "api_key: longer than 4096 characters"),
-        ({"profile_model_path": "/m\x00x"}, "profile.model_path: contains a NUL or control character"),
-        ({"profile_args": ("--x", "a\nb")}, "profile.args[1]: contains a NUL or control character"),
+        ({"profile_model_path": "/m\x00x"}, "profile.model_path: contains a NUL byte (U+0000)"),
+        ({"profile_args": ("--x", "a\nb")}, "profile.args[1]: contains a control character (U+000A)"),
     ],
 )
 def test_each_rule_names_its_field(make_shard: Make, fields: dict[str, object], expected: str) -> None:

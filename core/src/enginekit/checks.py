@@ -7,9 +7,46 @@ from collections.abc import Iterator, Sequence
 
 from enginekit.args import ArgSyntax, option_values, stray_token_problems
 from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
-from enginekit.model import GPUInfo, Profile
+from enginekit.model import MAX_GPU_INDEX, MAX_NODES, MAX_PARALLEL, GPUInfo, Profile
 
 _ADAPTER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,254}\Z")
+#: ``major.minor`` in ASCII digits: ``float()`` also reads `` 8.0``, ``8_0``, ``0x8p0``
+#: and full-width digits, none of which a GPU reports.
+_CAPABILITY = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,3})?\Z")
+#: More than any real profile holds; each is scanned by every engine's checks.
+MAX_ARGS = 1024
+MAX_ENV = 1024
+MAX_ADAPTERS = 1024
+
+
+def bounds_problems(profile: Profile) -> list[str]:
+    """The profile's numbers and sizes outside their domain, each naming the field.
+
+    Checked before anything else: an engine's own checks are meaningless on a tensor
+    parallel degree of thirty million, and may do work in proportion to it.
+    """
+    limits = (
+        ("tp", profile.tp, MAX_PARALLEL),
+        ("pp", profile.pp, MAX_PARALLEL),
+        ("gpus_per_node", profile.gpus_per_node, MAX_PARALLEL),
+        ("nodes", profile.nodes, MAX_NODES),
+    )
+    problems = [
+        f"profile {profile.name!r}: {field}: expected at most {limit}, got {value}"
+        for field, value, limit in limits
+        if value > limit
+    ]
+    sizes = (
+        ("args", len(profile.args), MAX_ARGS),
+        ("env", len(profile.env), MAX_ENV),
+        ("adapters", len(profile.adapters), MAX_ADAPTERS),
+    )
+    problems += [
+        f"profile {profile.name!r}: {field}: more than {limit} entries ({size})"
+        for field, size, limit in sizes
+        if size > limit
+    ]
+    return problems
 
 
 def validate_common(
@@ -38,6 +75,14 @@ def _common(profile: Profile, gpus: Sequence[GPUInfo], policy: EnvPolicy) -> Ite
             yield (
                 f"{profile.node_count} nodes x {profile.per_node} GPUs does not match "
                 f"TP {profile.tp} x PP {profile.pipeline_degree}"
+            )
+    for gpu in gpus:
+        if not 0 <= gpu.index <= MAX_GPU_INDEX:
+            yield f"GPU index {gpu.index} is outside 0-{MAX_GPU_INDEX}"
+        if gpu.compute_capability and not _CAPABILITY.match(gpu.compute_capability):
+            yield (
+                f"GPU {gpu.index}: compute capability {gpu.compute_capability!r} is not "
+                f"major.minor in digits, such as '9.0'"
             )
     if gpus and len(gpus) < profile.per_node:
         yield f"needs {profile.per_node} GPUs per node, node has {len(gpus)}"
@@ -81,15 +126,14 @@ def require_compute_capability(
 ) -> list[str]:
     """Refuse GPUs below ``min_cap`` for ``why`` (e.g. ``"fp8 quantization"``); unknown capabilities pass.
 
-    An unparsable capability is let through rather than blocking a launch on a parsing
-    problem: the engine will refuse it clearly enough.
+    An empty capability is unknown and passes. A malformed one also passes here: the
+    shared checks already refuse it with its own message, once, whatever the engine.
     """
     problems = []
     for gpu in gpus:
-        try:
-            cap = float(gpu.compute_capability)
-        except ValueError:
+        if not _CAPABILITY.match(gpu.compute_capability):
             continue
+        cap = float(gpu.compute_capability)
         if cap < min_cap:
             problems.append(
                 f"profile {profile.name!r}: {why} needs compute capability {min_cap:.1f}, "

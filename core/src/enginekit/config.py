@@ -18,22 +18,42 @@ DEFAULT_CONFIG_PATH = Path("/etc/enginekit/config.toml")
 
 @attrs.frozen(kw_only=True)
 class EnvPolicyConfig:
-    """``[env_policy]``: what the site adds to the built-in env rules."""
+    """``[env_policy]``: what the site adds to the built-in env rules.
+
+    ``allow`` cannot open the floor groups (the loader, shells and interpreters, Python,
+    CUDA injection, NCCL plugins, MPI, code loading, the model hub, credentials, proxies
+    and TLS, Ray, the engines' code-loading variables, ``LLAMA_ARG_*``). Only
+    ``[env_policy.allow_unsafe]`` can, one name at a time with the site's reason, which
+    every plan that uses it repeats::
+
+        [env_policy.allow_unsafe]
+        LD_PRELOAD = "site profiler, ticket OPS-123"
+    """
 
     deny: tuple[str, ...] = ()
     deny_prefixes: tuple[str, ...] = ()
     allow: tuple[str, ...] = ()
     allow_prefixes: tuple[str, ...] = ()
     path_keys: tuple[str, ...] = ()
+    #: Floor-group names the site accepts anyway, each with its reason.
+    allow_unsafe: Mapping[str, str] = attrs.field(factory=dict)
 
     def policy(self) -> EnvPolicy:
-        """The policy these settings make."""
+        """The policy these settings make.
+
+        :raises ConfigError: when an ``allow_unsafe`` name is not a variable name, is given
+            twice, or its reason is blank or not plain text.
+        """
+        problems = EnvPolicy.allow_unsafe_problems(self.allow_unsafe)
+        if problems:
+            raise ConfigError([f"env_policy.allow_unsafe.{key}: {why}" for key, why in problems])
         return EnvPolicy(
             deny=frozenset(self.deny),
             deny_prefixes=self.deny_prefixes,
             allow=frozenset(self.allow),
             allow_prefixes=self.allow_prefixes,
             path_keys=frozenset(self.path_keys),
+            allow_unsafe=self.allow_unsafe,
         )
 
 
@@ -71,6 +91,8 @@ def load_config(path: Path | None, *, required: bool) -> NodeConfig:
         return NodeConfig()
     try:
         raw = load_document(path)
+        if "profile" in _folded_keys(raw):
+            raise SpecError([f"{path}: a shard spec (it has a profile), not a node config; pass it as SPEC"])
         config, _ = structure(raw, NodeConfig, path="config")
     except SpecError as exc:
         raise ConfigError(exc.problems) from None
@@ -81,29 +103,59 @@ def load_config(path: Path | None, *, required: bool) -> NodeConfig:
 
 
 def names_from(value: str | None) -> set[str] | None:
-    """Parse ``ENGINEKIT_ENGINES``-style comma lists; None when the variable is unset."""
-    return None if value is None else {n.strip() for n in value.split(",") if n.strip()}
+    """Parse an ``ENGINEKIT_ENGINES``-style list (commas and/or whitespace); None when unset or blank.
+
+    A blank value means "not set", as an empty ``enabled = []`` does: it never means
+    "enable nothing", which would silently disable every engine on the node.
+    """
+    if value is None:
+        return None
+    names = {name for name in value.replace(",", " ").split() if name}
+    return names or None
 
 
 def registry_for(config: NodeConfig, environ: Mapping[str, str]) -> Registry:
     """Build the node's registry from its config and the given environment.
 
     ``ENGINEKIT_ENGINES`` is an allowlist (narrowing ``enabled``); ``ENGINEKIT_DISABLE_ENGINES``
-    adds to ``disabled``.
+    adds to ``disabled``. Every engine left out says what left it out.
     """
     enable = set(config.enabled) or None
+    said = ["the node config's enabled list"] if enable is not None else []
     from_env = names_from(environ.get("ENGINEKIT_ENGINES"))
     if from_env is not None:
         enable = from_env if enable is None else enable & from_env
-    disable = set(config.disabled) | (names_from(environ.get("ENGINEKIT_DISABLE_ENGINES")) or set())
+        said.append("ENGINEKIT_ENGINES")
+    disable = dict.fromkeys(config.disabled, "the node config's disabled list names it")
+    for name in names_from(environ.get("ENGINEKIT_DISABLE_ENGINES")) or ():
+        disable.setdefault(name, "ENGINEKIT_DISABLE_ENGINES names it")
+    policy = config.env_policy.policy()
     registry = Registry.from_entry_points(
         config=config.engines,
         enable=enable,
         disable=disable,
-        policy=config.env_policy.policy(),
+        policy=policy,
         lenient=config.lenient,
+        installed={name: Path(path) for name, path in config.installed.items()},
+        not_enabled_because="not in " + " or ".join(said),
     )
-    for name, path in config.installed.items():
-        if name in registry.names() and not registry.use_installed(name, Path(path)):
-            registry.warnings.append(f"installed.{name}: engine {name!r} takes no installed build")
+    for key in sorted(policy.allow):
+        bad, why = policy.unsafe_env(key)
+        if bad:
+            # Said when the config is read, not first when a plan using the key is refused.
+            registry.warnings.append(f"env_policy.allow: {key} stays refused: {why}")
     return registry
+
+
+#: Keys only a node config has.
+_NODE_CONFIG_KEYS = frozenset({"disabled", "enabled", "lenient", "envpolicy", "installed", "engines"})
+
+
+def _folded_keys(raw: Mapping[str, Any]) -> set[str]:
+    return {key.replace("_", "").lower() for key in raw if isinstance(key, str)}
+
+
+def looks_like_node_config(raw: Mapping[str, Any]) -> bool:
+    """Whether a document given as a shard spec is a node config: config keys and no profile."""
+    keys = _folded_keys(raw)
+    return "profile" not in keys and bool(keys & _NODE_CONFIG_KEYS)

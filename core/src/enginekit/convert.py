@@ -1,9 +1,12 @@
-"""The one shared cattrs converter: strict types, Go field spellings, unknown keys by path."""
+"""The one shared cattrs converter: strict types and shapes, Go field spellings, bounded documents."""
 
 from __future__ import annotations
 
 import functools
 import json
+import os
+import re
+import stat
 import sys
 import typing
 from collections.abc import Callable, Mapping
@@ -14,21 +17,43 @@ import attrs
 import cattrs
 
 from enginekit.errors import SpecError
+from enginekit.text import UNSAFE_CHARACTERS, describe
 
 T = TypeVar("T")
+
+#: The largest spec, config or GPU-list file read. Real ones are a few KiB; the cap is
+#: what keeps ``--gpus /dev/zero`` from reading until memory runs out.
+MAX_DOCUMENT_BYTES = 1024 * 1024
+#: How deeply tables and lists may nest. The deepest real document nests four levels; a
+#: thousand levels is a ``RecursionError`` in every parser and walker after the reader.
+MAX_NESTING = 32
+#: Every integer fits a signed 64-bit value, as in the Go agent that sends them: a
+#: larger one is a mistake or an attack, never a GPU index. Fields have tighter domain
+#: bounds, checked where their meaning is known.
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 def _strict_int(value: object, _: type) -> int:
     # bool is an int in Python: a spec saying ``tp = true`` is a mistake, not 1.
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"expected an integer, got {_shown(value)}")
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise ValueError(f"expected an integer that fits 64 bits, got one of {len(str(value))} digits")
     return value
 
 
 def _strict_str(value: object, _: type) -> str:
     if not isinstance(value, str):
         raise TypeError(f"expected a string, got {_shown(value)}")
+    _check_text(value)
     return value
+
+
+def _check_text(value: str) -> None:
+    # Every string structured from input may reach an argv, an environment or a log line.
+    found = UNSAFE_CHARACTERS.search(value)
+    if found is not None:
+        raise ValueError(f"contains {describe(found.group())}")
 
 
 def _strict_bool(value: object, _: type) -> bool:
@@ -38,20 +63,44 @@ def _strict_bool(value: object, _: type) -> bool:
 
 
 def _shown(value: object) -> str:
+    # Containers are named, not shown: their text could be anything, a secret included.
+    if not isinstance(value, str | int | float | bool) or value is None:
+        return type(value).__name__
     text = repr(value)
     return f"{type(value).__name__} {text[:40]}{'…' if len(text) > 40 else ''}"
+
+
+def _key_shown(key: object) -> str:
+    """A mapping key as it may appear in a message: plain names as they are, anything else quoted."""
+    if isinstance(key, str) and _PLAIN_KEY.fullmatch(key):
+        return key
+    text = repr(key)
+    return text[:40] + ("…" if len(text) > 40 else "")
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
 def _fast_tuple(conv: cattrs.Converter, item: type) -> Callable[[object, type], tuple[Any, ...]]:
     """A hook for ``tuple[item, ...]``: plain well-typed lists skip cattrs' per-element machinery."""
     slow = conv.get_structure_hook(tuple[item, ...])  # type: ignore[valid-type]
+    check = _check_text if item is str else _check_int64
 
     def structure_tuple(value: object, tp: type) -> tuple[Any, ...]:
-        if type(value) in (list, tuple) and all(type(x) is item for x in value):  # type: ignore[attr-defined]
+        if type(value) not in (list, tuple):
+            # A string is iterable and a table iterates its keys: neither is ever a list.
+            raise TypeError(f"expected a list, got {_shown(value)}")
+        if all(type(x) is item for x in value):  # type: ignore[attr-defined]
+            for x in value:  # type: ignore[attr-defined]
+                check(x)
             return tuple(value)  # type: ignore[arg-type]
         return slow(value, tp)  # type: ignore[no-any-return]
 
     return structure_tuple
+
+
+def _check_int64(value: int) -> None:
+    _strict_int(value, int)
 
 
 def _is_tuple_of(item: type) -> Callable[[Any], bool]:
@@ -104,6 +153,19 @@ class _FieldInfo:
     #: The attrs class of a nested field, and whether it is a tuple of them.
     nested: type | None
     many: bool
+    #: ``"list"`` or ``"table"`` when the field is a collection, else ``""``.
+    shape: str
+    #: A field that is not shown in its class's repr holds a secret: never echo its value.
+    secret: bool
+
+
+def _shape(tp: Any) -> str:
+    origin = typing.get_origin(tp)
+    if origin in (tuple, list, frozenset, set):
+        return "list"
+    if origin in (Mapping, dict) or tp in (Mapping, dict):
+        return "table"
+    return ""
 
 
 @functools.cache
@@ -114,7 +176,7 @@ def _fields_of(cls: type) -> dict[str, _FieldInfo]:
         nested = _inner_attrs_type(field.type)
         many = nested is not None and not attrs.has(field.type)
         accepts_none = type(None) in typing.get_args(field.type)
-        info = _FieldInfo(field.name, accepts_none, nested, many)
+        info = _FieldInfo(field.name, accepts_none, nested, many, _shape(field.type), not field.repr)
         out[field.name] = info  # the canonical spelling, found without folding
         out[_folded(field.name)] = info
     return out
@@ -129,20 +191,32 @@ def _normalise(raw: object, cls: type, path: str, unknown: list[str], errors: li
     out: dict[str, Any] = {}
     for key, value in raw.items():
         field = (fields.get(key) or fields.get(_folded(key))) if isinstance(key, str) else None
+        where = f"{path}.{_key_shown(key)}" if path else _key_shown(key)
         if field is None:
-            unknown.append(f"{path}.{key}: unknown field" if path else f"{key}: unknown field")
+            unknown.append(f"{where}: unknown field")
             continue
         if field.name in out:
-            errors.append(f"{path}.{key}: given twice (as {field.name!r} and {key!r})")
+            errors.append(f"{where}: given twice (as {field.name!r} and {_key_shown(key)!r})")
             continue
         if value is None and not field.accepts_none:
             # Go marshals a nil slice, map or pointer as null: it means "not set".
             continue
+        if field.secret and not isinstance(value, str):
+            # The value is a secret whatever its type: a list holding the key is still the key.
+            errors.append(f"{where}: expected a string, got {type(value).__name__} (the value is not shown)")
+            continue
+        if field.shape == "list" and not isinstance(value, list | tuple):
+            # A string is iterable and a table iterates its keys: neither is ever a list.
+            errors.append(f"{where}: expected a list, got {_shown(value)}")
+            continue
+        if field.shape == "table" and not isinstance(value, Mapping):
+            errors.append(f"{where}: expected a table, got {_shown(value)}")
+            continue
         if field.nested is not None and not field.many:
-            value = _normalise(value, field.nested, f"{path}.{key}", unknown, errors)
-        elif field.nested is not None and isinstance(value, list | tuple):
+            value = _normalise(value, field.nested, where, unknown, errors)
+        elif field.nested is not None:
             value = [
-                _normalise(item, field.nested, f"{path}.{key}[{i}]", unknown, errors)
+                _normalise(item, field.nested, f"{where}[{i}]", unknown, errors)
                 for i, item in enumerate(value)
             ]
         out[field.name] = value
@@ -216,26 +290,87 @@ def unstructure(value: object) -> Any:
 def load_document(path: Path) -> Mapping[str, Any]:
     """Read a TOML or JSON file into a mapping; the suffix chooses, JSON is tried first otherwise.
 
+    Only a regular file of at most :data:`MAX_DOCUMENT_BYTES` is read, and its tables and
+    lists may nest :data:`MAX_NESTING` deep: a device, a FIFO or a document built to
+    exhaust memory or the stack is refused with a message, never read until it breaks.
+
     :raises SpecError: when the file cannot be read or parsed, naming the file.
     """
+    return parse_document(read_text(path), name=str(path), suffix=path.suffix.lower())
+
+
+def read_text(path: Path, *, limit: int = MAX_DOCUMENT_BYTES) -> str:
+    """The UTF-8 text of the regular file at ``path``, refusing anything else or anything larger.
+
+    :raises SpecError: naming the file and what is wrong with it.
+    """
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError([f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}"]) from None
-    return parse_document(text, name=str(path), suffix=path.suffix.lower())
+        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise SpecError([f"{path}: cannot read: {exc.strerror or exc}"]) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise SpecError([f"{path}: cannot read: not a regular file"])
+        with os.fdopen(fd, "rb", closefd=False) as file:
+            data = file.read(limit + 1)
+    except OSError as exc:
+        raise SpecError([f"{path}: cannot read: {exc.strerror or exc}"]) from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise SpecError([f"{path}: larger than {limit} bytes; a spec or config is a few KiB"])
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError([f"{path}: not UTF-8 text (byte {exc.start})"]) from None
 
 
 def parse_document(text: str, *, name: str, suffix: str = "") -> Mapping[str, Any]:
     """Parse TOML or JSON text; ``suffix`` (``.toml``/``.json``) picks the format."""
+    return _top_table(parse_any(text, name=name, suffix=suffix), name)
+
+
+def parse_any(text: str, *, name: str, suffix: str = "") -> Any:
+    """Parse TOML or JSON text into whatever it holds, nesting at most :data:`MAX_NESTING` deep."""
+    if len(text) > MAX_DOCUMENT_BYTES:
+        raise SpecError([f"{name}: larger than {MAX_DOCUMENT_BYTES} bytes; a spec or config is a few KiB"])
     kinds = [suffix] if suffix in {".toml", ".json"} else [".json", ".toml"]
     problems = []
     for kind in kinds:
         try:
             data = json.loads(text, object_pairs_hook=_no_duplicates) if kind == ".json" else _toml(text)
+        except RecursionError:
+            raise SpecError([f"{name}: nested more than {MAX_NESTING} levels deep"]) from None
         except ValueError as exc:  # TOMLDecodeError is a ValueError
-            problems.append(f"{name}: not valid {kind[1:].upper()}: {exc}")
+            problems.append(f"{name}: not valid {kind[1:].upper()}: {_parse_message(exc)}")
             continue
-        if not isinstance(data, Mapping):
-            raise SpecError([f"{name}: expected a table/object at the top, got {_shown(data)}"])
+        if _depth_exceeds(data, MAX_NESTING):
+            raise SpecError([f"{name}: nested more than {MAX_NESTING} levels deep"])
         return data
     raise SpecError(problems[-1:] if len(kinds) == 1 else problems)
+
+
+def _parse_message(exc: ValueError) -> str:
+    # A parser's message may quote the offending text: escape it, and keep it short.
+    text = str(exc).encode("unicode_escape", "backslashreplace").decode("ascii")
+    return text[:200] + ("…" if len(text) > 200 else "")
+
+
+def _top_table(data: Any, name: str) -> Mapping[str, Any]:
+    if not isinstance(data, Mapping):
+        raise SpecError([f"{name}: expected a table/object at the top, got {_shown(data)}"])
+    return data
+
+
+def _depth_exceeds(data: Any, limit: int) -> bool:
+    """Whether tables and lists nest deeper than ``limit``; iterative, so no depth breaks it."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            if depth > limit:
+                return True
+            children = value.values() if isinstance(value, dict) else value
+            stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False

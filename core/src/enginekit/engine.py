@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from enginekit import hookspecs
-from enginekit.checks import validate_common
+from enginekit.checks import bounds_problems, validate_common
+from enginekit.contract import Answers
 from enginekit.errors import EngineError, SpecError
 from enginekit.logs import logger
 from enginekit.model import Command, GPUInfo, Profile, ShardSpec
@@ -24,19 +25,24 @@ class Engine:
     """Calls reach only this engine's hook implementations, plus registered wrappers.
 
     Obtain one from :meth:`Registry.engine`. Every method checks that the profile names
-    this engine, so a second engine can never answer for the first.
+    this engine, so a second engine can never answer for the first, and checks every
+    answer, so a broken plugin is one :class:`EngineError` naming it and the hook.
     """
 
     def __init__(self, name: str, registry: Registry, plugin: object) -> None:
         self.name = name
         self.plugin = plugin
         self._registry = registry
+        self._answers = Answers(name, registry.source(name))
 
     def __repr__(self) -> str:
         return f"Engine({self.name!r})"
 
     def _call(self, hook_name: str, **kwargs: Any) -> Any:
-        return self._registry.caller(self.name, hook_name)(**kwargs)
+        shard = kwargs.get("shard")
+        secret = shard.api_key if isinstance(shard, ShardSpec) else ""
+        caller = self._registry.caller(self.name, hook_name)
+        return self._answers.call(hook_name, caller, secret, **kwargs)
 
     def _check(self, profile: Profile) -> None:
         if profile.engine != self.name:
@@ -45,61 +51,79 @@ class Engine:
             )
 
     def validate(self, profile: Profile, gpus: Sequence[GPUInfo] = ()) -> list[str]:
-        """Every problem with ``profile`` on ``gpus``: the shared checks, then the engine's own."""
+        """Every problem with ``profile`` on ``gpus``: the shared checks, then the engine's own.
+
+        A profile whose numbers or sizes are out of their domain is not given to the
+        engine's checks at all: they mean nothing there, and may cost in proportion.
+        """
         self._check(profile)
+        out_of_bounds = bounds_problems(profile)
         problems = validate_common(profile, gpus, self._registry.policy)
-        answer = self._call("validate", profile=profile, gpus=tuple(gpus)) or []
+        if out_of_bounds:
+            return list(dict.fromkeys([*out_of_bounds, *problems]))
+        answer = self._answers.sentences(
+            "validate", self._call("validate", profile=profile, gpus=tuple(gpus))
+        )
         return list(dict.fromkeys([*problems, *answer]))
 
-    def commands(self, shard: ShardSpec) -> list[Command]:
-        """The processes of ``shard`` in start order, with profile overrides applied."""
+    def problems(self, shard: ShardSpec, gpus: Sequence[GPUInfo] = ()) -> list[str]:
+        """Every problem with ``shard`` and its profile: what :meth:`plan` refuses, all at once."""
+        self._check(shard.profile)
+        return self.validate(shard.profile, gpus) + check_spec(shard)
+
+    def commands(self, shard: ShardSpec, gpus: Sequence[GPUInfo] = ()) -> list[Command]:
+        """The processes of ``shard`` in start order, with profile overrides applied.
+
+        Runs exactly the checks :meth:`plan` runs; there is no way to build a command
+        from a profile or spec that :meth:`plan` would refuse.
+
+        :raises SpecError: when the profile or the shard spec has problems, all listed.
+        """
+        problems = self.problems(shard, gpus)
+        if problems:
+            raise SpecError(problems)
         commands, dropped = self._build(shard)
         for var in dropped:
             logger().warning("profile %r: env %s dropped: %s", shard.profile.name, var.key, var.why)
         return commands
 
-    def _build(
-        self, shard: ShardSpec, *, checked: bool = False
-    ) -> tuple[list[Command], tuple[DroppedVar, ...]]:
-        self._check(shard.profile)
-        problems = [] if checked else check_spec(shard)
-        if problems:
-            raise SpecError(problems)
-        result = self._call("commands", shard=shard, installed=self._registry.installed(self.name))
-        if not result or not all(isinstance(c, Command) for c in result):
-            raise EngineError(f"engine {self.name!r} returned no commands, or something else than Commands")
+    def _build(self, shard: ShardSpec) -> tuple[list[Command], tuple[DroppedVar, ...]]:
+        # Only ever called after every check passed: see commands() and plan().
+        answer = self._call("commands", shard=shard, installed=self._registry.installed(self.name))
         built: list[Command] = []
-        dropped: tuple[DroppedVar, ...] = ()
-        for command in result:
+        dropped: dict[str, DroppedVar] = {}
+        for command in self._answers.commands(answer):
             env = apply_profile_env(EnvBuild(command.env, command.why), shard, self._registry.policy)
-            dropped = env.dropped
+            dropped.update((var.key, var) for var in env.dropped)
             built.append(_with_env(command, env, self.name))
         if shard.api_key and shard.api_key in "\0".join(arg for c in built for arg in c.argv()):
             # Any local user can read /proc/PID/cmdline: a key there is a key published.
             raise EngineError(f"engine {self.name!r} put the API key on a command line; refusing it")
-        return built, dropped
+        return built, tuple(dropped.values())
 
     def serves_http(self, shard: ShardSpec) -> bool:
         """Whether this rank answers the OpenAI API (default: the leader only)."""
         self._check(shard.profile)
-        answer = self._call("serves_http", shard=shard)
-        return shard.is_leader() if answer is None else bool(answer)
+        answer = self._answers.flag("serves_http", self._call("serves_http", shard=shard))
+        return shard.is_leader() if answer is None else answer
 
     def _constant(self, hook_name: str) -> Any:
         # Hooks without arguments are pure functions of a frozen config: ask once.
-        return self._registry.constant(self.name, hook_name)
+        return self._registry.constant(self.name, hook_name, self._answers)
 
     def health_path(self) -> str:
         """The path that answers 200 only when the shard is ready."""
-        return str(self._constant("health_path") or hookspecs.DEFAULT_HEALTH_PATH)
+        answer = self._constant("health_path")
+        return self._answers.url_path("health_path", answer, hookspecs.DEFAULT_HEALTH_PATH)
 
     def metrics_path(self) -> str:
         """The path that serves Prometheus text."""
-        return str(self._constant("metrics_path") or hookspecs.DEFAULT_METRICS_PATH)
+        answer = self._constant("metrics_path")
+        return self._answers.url_path("metrics_path", answer, hookspecs.DEFAULT_METRICS_PATH)
 
     def notes(self, shard: ShardSpec) -> list[str]:
         """What an operator should know about how this shard will run."""
-        return list(self._call("notes", shard=shard) or [])
+        return self._answers.sentences("notes", self._call("notes", shard=shard))
 
     def device_listing(self, shard: ShardSpec | None = None) -> Command | None:
         """The command that lists the GPUs the engine's build sees, for engines that can fall back to CPU.
@@ -108,42 +132,45 @@ class Engine:
         exactly the devices the shard's engine will; ``None`` when the engine never falls back.
         """
         answer = self._call("device_listing", shard=shard, installed=self._registry.installed(self.name))
-        if not isinstance(answer, Command):
-            return None
-        if shard is None:
-            return answer
+        listing = self._answers.optional_command("device_listing", answer)
+        if listing is None or shard is None:
+            return listing
         placed = placement_env(shard)
-        return attrs.evolve(answer, env={**placed.env, **answer.env}, why={**placed.why, **answer.why})
+        return attrs.evolve(listing, env={**placed.env, **listing.env}, why={**placed.why, **listing.why})
 
     def parse_devices(self, output: str) -> list[str]:
         """The devices in :meth:`device_listing`'s output; empty means the build would run on the CPU."""
         answer = self._call("parse_devices", output=output)
         if answer is None:
             raise EngineError(f"engine {self.name!r} lists no devices: it never falls back to CPU")
-        return list(answer)
+        return self._answers.sentences("parse_devices", answer)
 
     def help_command(self, command: Command) -> Command:
         """The command that prints every option of the engine ``command`` starts."""
-        answer = self._call("help_command", command=command)
-        return answer if isinstance(answer, Command) else Command(path=command.path, args=("--help",))
+        answer = self._answers.optional_command("help_command", self._call("help_command", command=command))
+        return answer or Command(path=command.path, args=("--help",))
 
     def unavailable(self) -> str | None:
         """Why this engine cannot be offered on this node, or None."""
-        answer = self._constant("unavailable")
-        return str(answer) if answer else None
+        return self._answers.reason("unavailable", self._constant("unavailable"))
 
     def plan(self, shard: ShardSpec, gpus: Sequence[GPUInfo] = ()) -> LaunchPlan:
         """Validate the profile, then build everything a supervisor needs to run ``shard``.
 
         :raises SpecError: when the profile or the shard spec has problems, all listed.
+        :raises EngineError: when the engine cannot build this shard, or broke its contract.
         """
         from enginekit.plan import LaunchPlan
 
-        self._check(shard.profile)
-        problems = self.validate(shard.profile, gpus) + check_spec(shard)
+        problems = self.problems(shard, gpus)
         if problems:
             raise SpecError(problems)
-        commands, dropped = self._build(shard, checked=True)
+        commands, dropped = self._build(shard)
+        allowances = [
+            f"env {key} is set although it can load code or redirect trust: the site allows it "
+            f"(env_policy.allow_unsafe: {reason})"
+            for key, reason in self._registry.policy.unsafe_allowances(shard.profile.env)
+        ]
         return LaunchPlan(
             engine=self.name,
             shard=shard,
@@ -151,7 +178,7 @@ class Engine:
             serves_http=self.serves_http(shard),
             health_path=self.health_path(),
             metrics_path=self.metrics_path(),
-            notes=tuple(self.notes(shard)),
+            notes=(*self.notes(shard), *allowances),
             dropped_env=dropped,
         )
 

@@ -1,10 +1,44 @@
 """The environment safety policy: which profile variables may reach an engine, and why not.
 
-Engines start as root on the node. A profile's ``env`` comes from the control plane, so
-every key and value is judged here, when the profile is validated and again when the
-commands are built, against the deny list as it is at that moment. Layers, in order:
-strict syntax, reserved keys, the deny list, the open namespaces, a suffix heuristic for
-names that point at files or code, then value rules. See ``reference/security.md``.
+Engines start as root on the node, and no loader or interpreter protection applies to a
+process that is merely started by root (that only covers setuid programs). A profile's
+``env`` comes from the control plane, so every key and value is judged here, when the
+profile is validated and again when the commands are built, against the rules as they are
+at that moment. A name goes through these layers, in order:
+
+1. strict syntax: ASCII letters, digits and ``_``, not starting with a digit, at most
+   :data:`MAX_KEY_LENGTH` characters;
+2. reserved keys (:data:`RESERVED`, :data:`RESERVED_PREFIXES`): set only from the shard
+   spec or by enginekit itself; nothing a site writes can open them;
+3. the site's own ``deny``/``deny_prefixes``;
+4. the deny list (:data:`DENY_GROUPS`), compared case-insensitively, because some
+   consumers read lower-case spellings (``http_proxy``). Most groups are a **floor**: they
+   load code, redirect trust or carry credentials, so the site's ``allow`` list cannot
+   open them; only an ``allow_unsafe`` entry that names the key and gives a reason can,
+   and every plan that relies on one says so (:meth:`EnvPolicy.unsafe_allowances`);
+5. the site's ``allow`` list, for anything that is not in a floor group;
+6. the open namespaces (:data:`OPEN_NAMESPACES` plus the site's ``allow_prefixes``):
+   anything else is refused as unknown;
+7. a suffix heuristic (:data:`RISKY_SUFFIXES`) for unknown names that point at a file,
+   directory, module or program. ``*_CONF`` names are the exception: in this field a
+   ``_CONF`` variable is usually a tuning string (``PYTORCH_CUDA_ALLOC_CONF=
+   expandable_segments:True``), so the name is accepted and its *value* is judged instead.
+
+Then the value, for every key, allowed ones included: a string; none of the characters
+of :data:`enginekit.text.UNSAFE_CHARACTERS` (NUL, controls, bidirectional overrides, line
+separators, lone surrogates); not an exported shell function (``() …``); at most
+:data:`MAX_VALUE_LENGTH` bytes; no ``/`` or ``%`` unless the site lists the key in
+``path_keys``. The value of a ``*_CONF`` key must be a tuning string:
+
+- nothing path-like: no ``/``, ``%``, ``~`` and no ``..``;
+- nothing file-like: no dot followed by a letter or ``_`` (``site.conf``, ``x.yaml``,
+  ``.hidden``, ``pkg.module``), while numbers such as ``0.6`` stay fine;
+- only the characters tuning syntax uses: letters, digits, space and ``_ . , : = + - [ ] >``.
+
+A site that really means a file there lists the key in ``path_keys`` *and* opens it
+explicitly (``allow``, or ``allow_unsafe`` for a floor key); the usual value rules then
+apply. A bare word (``FOO_CONF=native``) is a tuning string: it holds no directory, and
+the engine's working directory is chosen by enginekit, not by the profile.
 """
 
 from __future__ import annotations
@@ -12,11 +46,13 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Mapping
+from typing import NamedTuple
 
 import attrs
 
+from enginekit.text import unsafe_text
+
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 MAX_KEY_LENGTH = 256
 MAX_VALUE_LENGTH = 4096
 
@@ -46,19 +82,36 @@ class _Group:
     why: str
     exact: frozenset[str] = frozenset()
     prefixes: tuple[str, ...] = ()
+    suffixes: tuple[str, ...] = ()
+    #: A floor group loads code, redirects trust or carries credentials: the site's
+    #: ``allow`` list cannot open it, only an ``allow_unsafe`` entry with a reason.
+    floor: bool = True
 
 
-def _group(why: str, exact: str = "", prefixes: str = "") -> _Group:
-    return _Group(why, frozenset(exact.split()), tuple(prefixes.split()))
+def _group(
+    why: str, exact: str = "", prefixes: str = "", suffixes: str = "", *, floor: bool = True
+) -> _Group:
+    return _Group(why, frozenset(exact.split()), tuple(prefixes.split()), tuple(suffixes.split()), floor)
 
 
-#: The deny list, by what a profile author would gain. Compared case-insensitively.
+#: The deny list, by what a profile author would gain. Compared case-insensitively; an
+#: exact name wins over a prefix, and a prefix over a suffix. Groups are a floor unless
+#: marked otherwise: when in doubt, a group that loads code, redirects trust or carries a
+#: credential is a floor.
 DENY_GROUPS: tuple[_Group, ...] = (
     _group(
         "the dynamic loader or libc would load code or data from it",
         "LIBPATH SHLIB_PATH GLIBC_TUNABLES GCONV_PATH GETCONF_DIR LOCPATH NLSPATH PATH_LOCALE "
         "TZDIR HOSTALIASES LOCALDOMAIN RES_OPTIONS RESOLV_HOST_CONF NIS_PATH TZ",
         "LD_ _RLD DYLD_ LDR_ MALLOC_",
+    ),
+    _group(
+        # The numeric allocator tunables (the rest of MALLOC_ stays in the floor above):
+        # they load nothing, so a site that wants them may open them with ``allow``.
+        "glibc's allocator would take its tuning from it",
+        "MALLOC_ARENA_MAX MALLOC_ARENA_TEST MALLOC_MMAP_MAX_ MALLOC_MMAP_THRESHOLD_ "
+        "MALLOC_TOP_PAD_ MALLOC_TRIM_THRESHOLD_",
+        floor=False,
     ),
     _group(
         "a shell or another interpreter would run code from it",
@@ -68,6 +121,12 @@ DENY_GROUPS: tuple[_Group, ...] = (
         "BASH_FUNC_ __BASH_FUNC PERL RUBY GIT_ TERMINFO KRB5",
     ),
     _group("the Python interpreter would import or run code from it", prefixes="PYTHON"),
+    _group(
+        # OMP_ is an open namespace: these must be named one by one.
+        "the OpenMP runtime would load the tool libraries named by it, or write its tool log "
+        "to a file named by it",
+        "OMP_TOOL OMP_TOOL_LIBRARIES OMP_TOOL_VERBOSE_INIT",
+    ),
     _group(
         "CUDA or its compilers would load a library or run a program named by it",
         "CUDA_INJECTION64_PATH CUDA_INJECTION32_PATH NVTX_INJECTION64_PATH NVTX_INJECTION32_PATH "
@@ -99,9 +158,17 @@ DENY_GROUPS: tuple[_Group, ...] = (
         "TRUST_REMOTE_CODE HF_TRUST_REMOTE_CODE HF_DATASETS_TRUST_REMOTE_CODE MLX_LM_TRUST_REMOTE_CODE",
     ),
     _group(
-        "it is a credential: credentials reach engines through the secret channel only",
+        "the model would be fetched from another hub (ModelScope) than the one the operator vetted",
+        "VLLM_USE_MODELSCOPE SGLANG_USE_MODELSCOPE",
+    ),
+    _group(
+        "it is a credential, or picks the credentials or endpoint a cloud client uses: "
+        "credentials reach engines through the secret channel only",
         "HF_TOKEN HUGGING_FACE_HUB_TOKEN HF_TOKEN_PATH S3_ACCESS_KEY_ID S3_SECRET_ACCESS_KEY "
-        "S3_ENDPOINT_URL EXA_API_KEY AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN",
+        "S3_ENDPOINT_URL EXA_API_KEY",
+        "AWS_",
+        "_TOKEN _API_KEY _SECRET _SECRET_KEY _ACCESS_KEY _ACCESS_KEY_ID _PRIVATE_KEY _HMAC_KEY "
+        "_PASSWORD _PASSWD _CREDENTIALS",
     ),
     _group(
         "traffic would go through a proxy or trust store chosen by it",
@@ -117,7 +184,7 @@ DENY_GROUPS: tuple[_Group, ...] = (
         "VLLM_RAY_EXTRA_ENV_VAR_PREFIXES_TO_COPY VLLM_RAY_EXTRA_ENV_VARS_TO_COPY "
         "VLLM_ALLOW_INSECURE_SERIALIZATION VLLM_ALLOW_RUNTIME_LORA_UPDATING "
         "VLLM_LORA_RESOLVER_CACHE_DIR VLLM_LORA_RESOLVER_HF_REPO_LIST VLLM_SERVER_DEV_MODE "
-        "VLLM_MODEL_REDIRECT_PATH VLLM_USE_MODELSCOPE VLLM_CACHE_ROOT VLLM_CONFIG_ROOT "
+        "VLLM_MODEL_REDIRECT_PATH VLLM_CACHE_ROOT VLLM_CONFIG_ROOT "
         "VLLM_ASSETS_CACHE VLLM_ASSETS_CACHE_MODEL_CLEAN VLLM_XLA_CACHE_PATH VLLM_RPC_BASE_PATH "
         "VLLM_MEDIA_CACHE VLLM_FLASHINFER_AUTOTUNE_CACHE_DIR VLLM_TUNED_CONFIG_FOLDER "
         "VLLM_NCCL_INCLUDE_PATH VLLM_HUMMING_ONLINE_QUANT_CONFIG VLLM_HUMMING_INPUT_QUANT_CONFIG "
@@ -140,6 +207,16 @@ DENY_GROUPS: tuple[_Group, ...] = (
         "TensorRT-LLM would run the model through the proxy or disaggregated instance it names "
         "instead of its own workers",
         prefixes="TLLM_SPAWN_PROXY_PROCESS TLLM_DISAGG_",
+    ),
+    _group(
+        # TLLM_ is an open namespace, and this name has no file-like suffix.
+        "TensorRT-LLM would write its profiler trace to the file named by it",
+        "TLLM_TORCH_PROFILE_TRACE",
+    ),
+    _group(
+        # GGML_ is an open namespace: the _PATH suffix alone would let ``allow`` open it.
+        "ggml would load the out-of-tree backend library named by it",
+        "GGML_BACKEND_PATH",
     ),
     _group(
         "llama-server reads every flag from its LLAMA_ARG_ twin, bypassing the argument checks",
@@ -179,6 +256,7 @@ OPEN_NAMESPACES: tuple[str, ...] = (
 )
 
 #: Unknown names ending like this point at a file, a directory, a module or a program.
+#: ``_CONF`` is judged by its value instead (see the module docstring).
 RISKY_SUFFIXES: tuple[str, ...] = (
     "_PATH",
     "_DIR",
@@ -202,6 +280,16 @@ RISKY_SUFFIXES: tuple[str, ...] = (
     "_TEMPLATE",
 )
 
+#: Names ending like this are usually a tuning string, not a file: their values decide.
+_CONF_SUFFIX = "_CONF"
+#: A ``*_CONF`` value that names a place: a directory, a ``%`` expansion, a home, a parent.
+_PATH_LIKE = re.compile(r"[/%~]|\.\.")
+#: A ``*_CONF`` value that names a file or a module: a dot followed by a letter or ``_``.
+_FILE_LIKE = re.compile(r"\.[A-Za-z_]")
+#: The characters tuning syntax uses (``expandable_segments:True,max_split_size_mb:512``,
+#: ``roundup_power2_divisions:[256:1,>:8]``, ``garbage_collection_threshold:0.6``).
+_TUNING = re.compile(r"[A-Za-z0-9_ .,:=+\-\[\]>]*\Z")
+
 
 def _name_set(names: Iterable[str]) -> frozenset[str]:
     return frozenset(name.upper() for name in names)
@@ -211,17 +299,72 @@ def _name_tuple(names: Iterable[str]) -> tuple[str, ...]:
     return tuple(name.upper() for name in names)
 
 
-_DENY_EXACT = {name: group.why for group in DENY_GROUPS for name in group.exact}
-_DENY_PREFIXES = tuple((prefix, group.why) for group in DENY_GROUPS for prefix in group.prefixes)
+def _reasons(entries: Mapping[str, str] | Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    # Kept as sorted pairs so the policy stays hashable; a name given twice in two
+    # spellings stays twice, for the validator to refuse.
+    pairs = entries.items() if isinstance(entries, Mapping) else entries
+    return tuple(sorted((key.upper(), reason) for key, reason in pairs))
+
+
+def _portable(key: object) -> bool:
+    return isinstance(key, str) and 0 < len(key) <= MAX_KEY_LENGTH and key.isascii() and bool(_KEY.match(key))
+
+
+def _shown(key: object) -> str:
+    # Names are echoed as they are; anything else is quoted and cut, never shown raw.
+    if _portable(key) and len(str(key)) <= 64:
+        return str(key)
+    text = repr(key)
+    return text[:40] + ("…" if len(text) > 40 else "")
+
+
+#: Names that end like a credential but only switch one off.
+_NOT_CREDENTIALS = frozenset({"HF_HUB_DISABLE_IMPLICIT_TOKEN"})
+
+_DENY_EXACT = {name: group for group in DENY_GROUPS for name in group.exact}
+_DENY_PREFIXES = tuple((prefix, group) for group in DENY_GROUPS for prefix in group.prefixes)
+_DENY_SUFFIXES = tuple((suffix, group) for group in DENY_GROUPS for suffix in group.suffixes)
+
+
+def _deny_group(upper: str) -> _Group | None:
+    """The built-in deny group ``upper`` falls in: exact names first, then prefixes, then suffixes."""
+    group = _DENY_EXACT.get(upper)
+    if group is not None:
+        return group
+    for prefix, group in _DENY_PREFIXES:
+        if upper.startswith(prefix):
+            return group
+    if upper in _NOT_CREDENTIALS:
+        return None
+    for suffix, group in _DENY_SUFFIXES:
+        if upper.endswith(suffix):
+            return group
+    return None
+
+
+class _Verdict(NamedTuple):
+    bad: bool
+    why: str
+    #: The site's reason, when the name is accepted only because of ``allow_unsafe``.
+    unsafe_reason: str = ""
+
+
+_OK = _Verdict(False, "")
 
 
 @attrs.frozen
 class EnvPolicy:
     """A site's env policy: the built-in rules plus the node config's additions.
 
-    ``deny``/``deny_prefixes`` add entries; ``allow`` names variables the site accepts
-    despite the deny list, the namespaces and the suffix heuristic (never a reserved
-    key); ``allow_prefixes`` opens more namespaces; ``path_keys`` may hold ``/`` and ``%``.
+    ``deny``/``deny_prefixes`` add entries. ``allow`` names variables the site accepts
+    despite the unknown-namespace rule, the suffix heuristic and the deny groups that are
+    not a floor; it never opens a floor group or a reserved key. ``allow_unsafe`` maps a
+    name to the site's reason for accepting it although it is in a floor group (the
+    loader, interpreters, code loading, credentials, trust…); it never opens a reserved
+    key either, and every plan that relies on it says so (:meth:`unsafe_allowances`).
+    ``allow_prefixes`` opens more namespaces (never a deny group); ``path_keys`` may hold
+    ``/`` and ``%``. Names are compared case-insensitively. Opening a name never opens its
+    value: the value rules apply to every key.
     """
 
     deny: frozenset[str] = attrs.field(default=frozenset(), converter=_name_set)
@@ -229,55 +372,121 @@ class EnvPolicy:
     allow: frozenset[str] = attrs.field(default=frozenset(), converter=_name_set)
     allow_prefixes: tuple[str, ...] = attrs.field(default=(), converter=_name_tuple)
     path_keys: frozenset[str] = attrs.field(default=frozenset(), converter=_name_set)
+    #: ``(NAME, reason)`` pairs, sorted; given as a mapping of name to reason.
+    allow_unsafe: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=_reasons)
+
+    @allow_unsafe.validator
+    def _check_allow_unsafe(self, _: object, value: tuple[tuple[str, str], ...]) -> None:
+        problems = self.allow_unsafe_problems(value)
+        if problems:
+            raise ValueError("; ".join(f"allow_unsafe.{key}: {why}" for key, why in problems))
+
+    @staticmethod
+    def allow_unsafe_problems(
+        entries: Mapping[str, object] | Iterable[tuple[object, object]],
+    ) -> list[tuple[str, str]]:
+        """What is wrong with ``allow_unsafe`` entries, as ``(name as shown, why)``.
+
+        Each name must be a portable variable name, given once (names are compared
+        case-insensitively), and each reason a non-blank string that may reach a log line.
+        """
+        pairs = entries.items() if isinstance(entries, Mapping) else entries
+        found: list[tuple[str, str]] = []
+        seen: dict[str, str] = {}
+        for key, reason in pairs:
+            shown = _shown(key)
+            if not _portable(key):
+                found.append(
+                    (shown, "not a portable name (letters, digits and _ only, not starting with a digit)")
+                )
+                continue
+            upper = str(key).upper()
+            if upper in seen:
+                found.append((shown, f"same name as {seen[upper]} (names are compared case-insensitively)"))
+                continue
+            seen[upper] = shown
+            if not isinstance(reason, str):
+                found.append((shown, f"the reason must be a string, got {type(reason).__name__}"))
+            elif not reason.strip():
+                found.append((shown, "needs a reason (who asked for it and why); a blank one opens nothing"))
+            elif (bad := unsafe_text(reason)) is not None:
+                found.append((shown, f"the reason {bad}"))
+        return found
 
     def unsafe_env(self, key: str) -> tuple[bool, str]:
         """Judge a variable name: ``(True, why)`` when a profile may not set it."""
-        return _verdict(self, key)
+        verdict = _verdict(self, key)
+        return verdict.bad, verdict.why
 
-    def _judge(self, key: str) -> tuple[bool, str]:
+    def _judge(self, key: str) -> _Verdict:
         if not key:
-            return True, "empty name"
+            return _Verdict(True, "empty name")
         if len(key) > MAX_KEY_LENGTH:
-            return True, f"name longer than {MAX_KEY_LENGTH} characters"
+            return _Verdict(True, f"name longer than {MAX_KEY_LENGTH} characters")
         if not key.isascii() or not _KEY.match(key):
-            return True, "not a portable name (letters, digits and _ only, not starting with a digit)"
+            return _Verdict(
+                True, "not a portable name (letters, digits and _ only, not starting with a digit)"
+            )
         upper = key.upper()
         if upper in RESERVED or upper.startswith(RESERVED_PREFIXES):
-            return True, "reserved: derived from the shard spec"
+            return _Verdict(True, "reserved: derived from the shard spec")
         if upper in self.deny or upper.startswith(self.deny_prefixes):
-            return True, "denied by this site's policy"
-        if upper in self.allow or upper in PYTHON_ALLOWED:
-            return False, ""
-        if upper in _DENY_EXACT:
-            return True, f"denied: {_DENY_EXACT[upper]}"
-        for prefix, why in _DENY_PREFIXES:
-            if upper.startswith(prefix):
-                return True, f"denied: {why}"
+            return _Verdict(True, "denied by this site's policy")
+        if upper in PYTHON_ALLOWED:
+            return _OK
+        reason = dict(self.allow_unsafe).get(upper, "")
+        group = _deny_group(upper)
+        if group is not None:
+            if upper in self.allow and not group.floor:
+                return _OK
+            if reason:
+                return _Verdict(False, "", reason)
+            if upper in self.allow:
+                return _Verdict(
+                    True,
+                    f"denied: {group.why}; env_policy.allow cannot open this group: "
+                    "the site must name it in env_policy.allow_unsafe with a reason",
+                )
+            return _Verdict(True, f"denied: {group.why}")
+        if upper in self.allow:
+            return _OK
+        verdict = self._namespaced(upper)
+        if verdict.bad and reason:
+            return _Verdict(False, "", reason)
+        return verdict
+
+    def _namespaced(self, upper: str) -> _Verdict:
         if not upper.startswith(OPEN_NAMESPACES + self.allow_prefixes):
-            return True, "unknown: not in a namespace this site opens to profiles"
+            return _Verdict(True, "unknown: not in a namespace this site opens to profiles")
+        if upper.endswith(_CONF_SUFFIX):
+            return _OK  # a tuning string or a file: unsafe_value decides
         if upper.endswith(RISKY_SUFFIXES):
-            return True, "denied: its name says it points at a file, directory, module or program"
-        return False, ""
+            return _Verdict(True, "denied: its name says it points at a file, directory, module or program")
+        return _OK
 
     def unsafe_value(self, key: str, value: object) -> tuple[bool, str]:
         """Judge a value: ``(True, why)`` when it may not be given to a process."""
         if not isinstance(value, str):
             return True, f"value must be a string, got {type(value).__name__}"
-        if "\x00" in value:
-            return True, "value contains a NUL byte"
-        if _CONTROL.search(value):
-            return True, "value contains control characters"
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return True, "value is not valid UTF-8"
+        bad = unsafe_text(value)
+        if bad is not None:
+            return True, f"value {bad}"
         if value.startswith("() "):
             return True, "value looks like an exported shell function"
         if len(value.encode("utf-8")) > MAX_VALUE_LENGTH:
             return True, f"value longer than {MAX_VALUE_LENGTH} bytes"
-        if ("/" in value or "%" in value) and key.upper() not in self.path_keys:
+        upper = key.upper()
+        if upper.endswith(_CONF_SUFFIX) and not (upper in self.path_keys and self._opened(upper)):
+            why = _tuning_problem(value)
+            if why:
+                return True, why
+        if ("/" in value or "%" in value) and upper not in self.path_keys:
             return True, "value contains '/' or '%' and the site has not marked this key as a path"
         return False, ""
+
+    def _opened(self, upper: str) -> bool:
+        """Whether the site opened this name itself (``allow`` or ``allow_unsafe``)."""
+        return upper in self.allow or any(name == upper for name, _ in self.allow_unsafe)
 
     def problems(self, env: Mapping[str, object]) -> list[tuple[str, str]]:
         """Every ``(key, why)`` in ``env`` that this policy refuses, in key order."""
@@ -290,6 +499,40 @@ class EnvPolicy:
                 found.append((key, why))
         return found
 
+    def unsafe_allowances(self, env: Mapping[str, object]) -> list[tuple[str, str]]:
+        """Every ``(key, reason)`` in ``env`` accepted only because of ``allow_unsafe``, in key order.
+
+        A key whose value is refused is not listed: it is not accepted at all.
+        """
+        found = []
+        for key in sorted(env, key=str):
+            if not isinstance(key, str):
+                continue
+            verdict = _verdict(self, key)
+            if verdict.unsafe_reason and not self.unsafe_value(key, env[key])[0]:
+                found.append((key, verdict.unsafe_reason))
+        return found
+
+
+def _tuning_problem(value: str) -> str:
+    """Why ``value`` is not a tuning string for a ``*_CONF`` key, or ``""`` when it is one."""
+    if _PATH_LIKE.search(value):
+        return (
+            "value looks like a path ('/', '%', '~' or '..') and a *_CONF key takes a tuning "
+            "string (such as 'key:value,key:value') unless the site allows it and marks it as a path"
+        )
+    if _FILE_LIKE.search(value):
+        return (
+            "value looks like a file or module name ('name.ext') and a *_CONF key takes a tuning "
+            "string (such as 'key:value,key:value') unless the site allows it and marks it as a path"
+        )
+    if not _TUNING.match(value):
+        return (
+            "value is not a tuning string: a *_CONF key takes only letters, digits, space "
+            "and _ . , : = + - [ ] >"
+        )
+    return ""
+
 
 DEFAULT_POLICY = EnvPolicy()
 
@@ -300,6 +543,7 @@ def unsafe_env(key: str, policy: EnvPolicy = DEFAULT_POLICY) -> tuple[bool, str]
 
 
 @functools.lru_cache(maxsize=4096)
-def _verdict(policy: EnvPolicy, key: str) -> tuple[bool, str]:
-    # Pure and asked for the same few names over and over: judged once per policy.
+def _verdict(policy: EnvPolicy, key: str) -> _Verdict:
+    # Pure and asked for the same few names over and over: judged once per policy. The
+    # policy is frozen and hashed by every field, allow_unsafe included.
     return policy._judge(key)

@@ -17,28 +17,28 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
-_TAKE = """\
-import os, runpy, sys
-def take(v):
-    if v not in os.environ:
-        sys.exit("enginekit launcher: " + v + " is not set")
-    return os.environ.pop(v)
-a = sys.argv[1:]
-"""
-_PUT = """\
-import atexit, shutil, tempfile
-d = tempfile.mkdtemp(prefix="enginekit-")
-atexit.register(shutil.rmtree, d, True)
-def put(f, v, n):
-    p = os.path.join(d, n)
-    with os.fdopen(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as h:
-        h.write(take(v))
-    return [f, p]
-"""
-_RUN = """\
-sys.argv = [{module!r}] + a
-runpy.run_module({module!r}, run_name="__main__", alter_sys=True)
-"""
+# The program is one line of ``;``-separated statements: an argv element never holds a
+# newline, so ``ps``, logs and the plan show each process on one line, and the registry
+# can refuse any command that carries a line break.
+_TAKE = (
+    "import os, runpy, sys",
+    "take = lambda v: os.environ.pop(v) if v in os.environ else "
+    "sys.exit('enginekit launcher: ' + v + ' is not set')",
+    "a = sys.argv[1:]",
+)
+_PUT = (
+    "import atexit, shutil, tempfile",
+    "d = tempfile.mkdtemp(prefix='enginekit-')",
+    "atexit.register(shutil.rmtree, d, True)",
+    # Mode 0600 and O_EXCL: the file is created here, by this process, for its owner only.
+    "write = lambda p, t: (lambda h: (h.write(t), h.close(), p)[2])(os.fdopen(os.open(p, "
+    "os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), 'w', encoding='utf-8'))",
+    "put = lambda f, v, n: [f, write(os.path.join(d, n), take(v))]",
+)
+_RUN = (
+    "sys.argv = [{module!r}] + a",
+    "runpy.run_module({module!r}, run_name='__main__', alter_sys=True)",
+)
 
 
 @attrs.frozen
@@ -72,9 +72,10 @@ def launcher_args(
     isolation = ("-I",) if isolated else ()
     if not secret_args and not file_args:
         return (*isolation, "-m", module, *args)  # nothing to hand over: plain ``python -m``
-    code = _TAKE
-    code += "".join(f"a += [{flag!r}, take({env!r})]\n" for flag, env in (secret_args or {}).items())
+    lines = list(_TAKE)
+    lines += [f"a += [{flag!r}, take({env!r})]" for flag, env in (secret_args or {}).items()]
     if file_args:
-        code += _PUT + "".join(f"a += put({f.flag!r}, {f.env!r}, {f.filename!r})\n" for f in file_args)
-    code += _RUN.format(module=module)
+        lines += [*_PUT, *(f"a += put({f.flag!r}, {f.env!r}, {f.filename!r})" for f in file_args)]
+    lines += [line.format(module=module) for line in _RUN]
+    code = "; ".join(lines)
     return (*isolation, "-c", code, *args)

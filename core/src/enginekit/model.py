@@ -9,6 +9,14 @@ import attrs
 #: Where an engine listens when the agent gave it no bind address.
 ALL_ADDRESSES = "0.0.0.0"
 
+#: Domain bounds, checked with the rules (a value beyond them is a mistake or an attack,
+#: and some engines do work in proportion to them): parallel degrees and node counts,
+#: a GPU's index (placement numbers MIG instances from 1000), CPU cores per shard.
+MAX_PARALLEL = 65536
+MAX_NODES = 65536
+MAX_GPU_INDEX = 65535
+MAX_THREADS = 65536
+
 
 def _dict(value: Mapping[str, str]) -> dict[str, str]:
     return dict(value)

@@ -116,13 +116,27 @@ def placement_env(spec: ShardSpec) -> EnvBuild:
     return EnvBuild(env=env, why=why)
 
 
+#: The generated variables a profile may override: the seed's escape hatch for the
+#: per-cluster tuning no adapter can guess (a fabric that must not be used for RDMA,
+#: NVLink between nodes switched off while IMEX is broken). Every other variable an
+#: engine generates is derived from the shard's placement or carries its key, and
+#: overriding it would break isolation or leak rather than tune.
+TUNABLE: frozenset[str] = frozenset({"NCCL_IB_DISABLE", "NCCL_MNNVL_ENABLE", "NCCL_CUMEM_ENABLE"})
+GENERATED = "reserved: generated for this shard (its placement, its key or the engine's own wiring)"
+
+
 def apply_profile_env(build: EnvBuild, spec: ShardSpec, policy: EnvPolicy = DEFAULT_POLICY) -> EnvBuild:
     """Apply the profile's variables over ``build``; the policy's refusals are reported, not set.
 
     Checked again here, not only where the profile was validated: this is the process
-    about to run as root, whatever sent the profile, judged by today's deny list.
+    about to run as root, whatever sent the profile, judged by today's deny list. A
+    variable ``build`` generated is kept unless it is :data:`TUNABLE`, for every engine
+    and every kind of shard, so the plan never says one thing and runs another.
     """
     refused = dict(policy.problems(spec.profile.env))
+    for key in spec.profile.env:
+        if key in build.env and key not in TUNABLE and key not in refused:
+            refused[key] = GENERATED
     env, why = dict(build.env), dict(build.why)
     for key, value in spec.profile.env.items():
         if key not in refused:

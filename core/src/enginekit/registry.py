@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
+import sys
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +19,7 @@ from enginekit.errors import EnginekitError, EngineUnavailable
 from enginekit.logs import logger
 
 if TYPE_CHECKING:
+    from enginekit.contract import Answers
     from enginekit.engine import Engine
 
 
@@ -59,7 +62,11 @@ class Registry:
         self._pending: dict[str, importlib.metadata.EntryPoint] = {}
         self._configs: Mapping[str, Mapping[str, Any]] = {}
         self._installed: dict[str, Path] = {}
-        self._disabled: set[str] = set()
+        #: ``[installed]`` from the node config: resolved when its engine loads, so one
+        #: engine's entry never imports, or breaks, another.
+        self._installed_wanted: dict[str, Path] = {}
+        #: Engines this node does not offer, and what said so.
+        self._disabled: dict[str, str] = {}
         self._callers: dict[tuple[str, str], Any] = {}
 
     @classmethod
@@ -68,36 +75,56 @@ class Registry:
         *,
         config: Mapping[str, Mapping[str, Any]] | None = None,
         enable: Collection[str] | None = None,
-        disable: Collection[str] = (),
+        disable: Collection[str] | Mapping[str, str] = (),
         policy: EnvPolicy = DEFAULT_POLICY,
         lenient: bool = False,
         group: str = hookspecs.ENTRY_POINT_GROUP,
+        installed: Mapping[str, Path] | None = None,
+        not_enabled_because: str = "not in the list of enabled engines",
     ) -> Registry:
         """Find installed engines without importing them.
 
         :param config: Each engine's raw config section, by engine name.
         :param enable: An allowlist of engine names; ``None`` enables every installed one.
-        :param disable: Engines this node never imports or offers.
+        :param disable: Engines this node never imports or offers; a mapping also says
+            why, by name (shown by ``enginekit engines`` and when the engine is asked for).
         :param lenient: Unknown keys in config sections and specs are reported, not fatal.
+        :param installed: Builds the agent installed, by engine name; each is checked
+            when its engine loads.
+        :param not_enabled_because: Why an engine outside ``enable`` is not offered.
         """
         registry = cls(policy=policy, lenient=lenient)
         registry._configs = dict(config or {})
+        registry._installed_wanted = {name: Path(path) for name, path in (installed or {}).items()}
+        reasons = disable if isinstance(disable, Mapping) else dict.fromkeys(disable, "disabled here")
         found: dict[str, list[importlib.metadata.EntryPoint]] = {}
         for ep in importlib.metadata.entry_points(group=group):
             found.setdefault(ep.name, []).append(ep)
         for name, eps in found.items():
-            if name in disable or (enable is not None and name not in enable):
-                registry._disabled.add(name)
+            if name in reasons:
+                registry._disabled[name] = reasons[name]
+            elif enable is not None and name not in enable:
+                registry._disabled[name] = not_enabled_because
             elif len({ep.value for ep in eps}) > 1:
-                # Two distributions claim one name: refuse to guess which one is meant.
+                # Two distributions claim one name: refuse to guess which one is meant. A
+                # third party registering "vllm" must not quietly replace, or break, vLLM.
                 sources = " and ".join(sorted(_source(ep) for ep in eps))
-                registry._fail(name, sources, "several distributions provide this engine")
+                registry._fail(
+                    name,
+                    sources,
+                    f"{len(eps)} distributions provide engine {name!r} and enginekit will not "
+                    f"guess which to run: uninstall all but one",
+                )
             else:
                 registry._pending[name] = eps[0]
         for name in sorted(set(enable or ()) - set(found)):
             registry._fail(name, "-", "enabled but not installed")
+        for name in sorted(set(reasons) - set(found)):
+            registry.warnings.append(f"{reasons[name]} names {name!r}, but no such engine is installed")
         for name in sorted(set(registry._configs) - set(found)):
             registry.warnings.append(f"engines.{name}: configured, but no such engine is installed")
+        for name in sorted(set(registry._installed_wanted) - set(found)):
+            registry.warnings.append(f"installed.{name}: no such engine is installed")
         return registry
 
     def add(self, plugin: object, name: str, *, replace: bool = False, source: str = "") -> None:
@@ -126,6 +153,9 @@ class Registry:
         self._engines[name] = plugin
         self._sources[name] = source or "added in process"
         self._callers.clear()
+        wanted = self._installed_wanted.pop(name, None)
+        if wanted is not None and not self.use_installed(name, wanted):
+            self.warnings.append(f"installed.{name}: engine {name!r} takes no installed build")
 
     def add_wrapper(self, plugin: object, name: str) -> None:
         """Register a non-engine plugin whose hooks wrap every engine's (``wrapper=True`` only)."""
@@ -151,6 +181,10 @@ class Registry:
         """The build engine ``name`` was pointed at, if any."""
         return self._installed.get(name)
 
+    def source(self, name: str) -> str:
+        """What provided engine ``name``: distribution, version and entry point."""
+        return self._sources.get(name, "not registered")
+
     def names(self) -> list[str]:
         """The engines installed and enabled here, sorted; imports nothing."""
         return sorted(set(self._engines) | set(self._pending))
@@ -170,15 +204,23 @@ class Registry:
         return engine
 
     def statuses(self) -> list[EngineStatus]:
-        """Load every engine and report each one's status, sorted by name."""
+        """Load every engine and report each one's status, sorted by name.
+
+        Never raises for an engine: one whose constant hooks raise or answer garbage is
+        listed as failed, with the reason, and every other engine is listed as it is.
+        """
         rows = []
         for name in sorted(self._pending):
             self._load(name)
-        for name in self._engines:
-            reason = self.engine_unavailable_reason(name)
+        for name in list(self._engines):
+            try:
+                reason = self.engine_unavailable_reason(name)
+            except EnginekitError as exc:
+                rows.append(EngineStatus(name, "failed", self._sources[name], str(exc)))
+                continue
             status = "unavailable" if reason else "ok"
             rows.append(EngineStatus(name, status, self._sources[name], reason or ""))
-        rows += [EngineStatus(name, "disabled", "", "disabled on this node") for name in self._disabled]
+        rows += [EngineStatus(name, "disabled", "", why) for name, why in self._disabled.items()]
         rows += [EngineStatus(f.name, "failed", f.source, f.reason) for f in self.failures.values()]
         return sorted(rows, key=lambda row: row.name)
 
@@ -198,11 +240,16 @@ class Registry:
             self._callers[key] = caller if caller.get_hookimpls() else _no_answer
         return self._callers[key]
 
-    def constant(self, name: str, hook_name: str) -> Any:
-        """The answer of an argument-free hook of engine ``name``, asked once."""
+    def constant(self, name: str, hook_name: str, answers: Answers | None = None) -> Any:
+        """The answer of an argument-free hook of engine ``name``, asked once.
+
+        With ``answers``, whatever the hook raises becomes one error naming the engine
+        and the hook (and is asked again next time, not remembered).
+        """
         key = (name, "=" + hook_name)
         if key not in self._callers:
-            self._callers[key] = self.caller(name, hook_name)()
+            caller = self.caller(name, hook_name)
+            self._callers[key] = caller() if answers is None else answers.call(hook_name, caller)
         return self._callers[key]
 
     def _plugin(self, name: str) -> object:
@@ -213,7 +260,7 @@ class Registry:
             if name in self._engines:
                 return self._engines[name]
         if name in self._disabled:
-            raise EngineUnavailable(f"engine {name!r} is disabled on this node")
+            raise EngineUnavailable(f"engine {name!r} is disabled on this node: {self._disabled[name]}")
         if name in self.failures:
             failure = self.failures[name]
             raise EngineUnavailable(f"engine {name!r} failed to load ({failure.source}): {failure.reason}")
@@ -223,14 +270,20 @@ class Registry:
     def _load(self, name: str) -> None:
         ep = self._pending.pop(name)
         try:
-            plugin = _instantiate(ep.load(), self._configs.get(name, {}), name, self.lenient, self.warnings)
+            # A plugin that prints while it is imported must not corrupt what the caller
+            # prints (``render --json``): its output goes to stderr.
+            with contextlib.redirect_stdout(sys.stderr):
+                target = ep.load()
+                plugin = _instantiate(target, self._configs.get(name, {}), name, self.lenient, self.warnings)
             self.add(plugin, name, source=_source(ep))
         except Exception as exc:  # one broken engine hides no other
             logger().debug("engine %r failed to load", name, exc_info=True)
-            self._fail(name, _source(ep), f"{type(exc).__name__}: {exc}")
+            self._fail(name, _source(ep), _reason(exc))
 
     def _fail(self, name: str, source: str, reason: str) -> None:
-        logger().warning("engine %r unavailable (%s): %s", name, source, reason)
+        # Reported where it matters, once: by ``engines`` and when this engine is asked
+        # for. Logging it here would print it on every command, for every engine.
+        logger().debug("engine %r unavailable (%s): %s", name, source, reason)
         self.failures[name] = Failure(name, source, reason)
 
     def _remove(self, name: str) -> None:
@@ -243,6 +296,16 @@ class Registry:
 
 def _no_answer(**_: Any) -> None:
     return None
+
+
+def _reason(exc: Exception) -> str:
+    """One line saying why a plugin failed to load; a ConfigError lists its problems."""
+    problems = getattr(exc, "problems", None)
+    text = "; ".join(problems) if problems else str(exc)
+    text = (
+        text.encode("unicode_escape", "backslashreplace").decode("ascii") if not text.isprintable() else text
+    )
+    return f"{type(exc).__name__}: {text[:2000]}"
 
 
 def _instantiate(obj: Any, raw: Mapping[str, Any], name: str, lenient: bool, warnings: list[str]) -> object:

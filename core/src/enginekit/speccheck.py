@@ -12,14 +12,14 @@ from typing import Any
 import attrs
 
 from enginekit.convert import unstructure
-from enginekit.model import ShardSpec
+from enginekit.model import MAX_GPU_INDEX, MAX_NODES, MAX_THREADS, ShardSpec
+from enginekit.text import UNSAFE_CHARACTERS, describe
 
-_MIG = re.compile(
-    r"MIG-(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-    r"|GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/\d+/\d+)\Z",
-    re.IGNORECASE,
-)
-_GPU = re.compile(r"GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z", re.IGNORECASE)
+# The prefixes are upper case, as nvidia-smi prints them and as every rule that asks
+# "is this a MIG instance?" reads them; the hex digits may be either case.
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_MIG = re.compile(rf"MIG-(?:{_UUID}|GPU-{_UUID}/\d{{1,3}}/\d{{1,3}})\Z")
+_GPU = re.compile(rf"GPU-{_UUID}\Z")
 _HCA = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*(?::\d{1,3})?\Z")
 _IFNAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,14}\Z")
 _HOSTNAME = re.compile(
@@ -27,8 +27,12 @@ _HOSTNAME = re.compile(
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?\Z"
 )
 _PRINTABLE = re.compile(r"[\x21-\x7e]+")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 MAX_API_KEY = 4096
+#: Shorter keys are guessable, and short ones such as ``serve`` or ``8000`` also occur in
+#: every command line, where masking them would garble the plan.
+MIN_API_KEY = 16
+#: A RoCE GID index is an 8-bit field of the address vector NCCL builds.
+MAX_GID_INDEX = 255
 
 
 def check_spec(spec: ShardSpec) -> list[str]:
@@ -39,16 +43,16 @@ def check_spec(spec: ShardSpec) -> list[str]:
 def _problems(spec: ShardSpec) -> Iterator[str]:
     texts: list[str] = []
     _collect(spec, texts)
-    if _CONTROL.search("".join(texts)):  # the common case needs no paths
+    if UNSAFE_CHARACTERS.search("".join(texts)):  # the common case needs no paths
         yield from _strings(unstructure(spec), "")
     yield from _port("http_port", spec.http_port)
     if spec.kv_events_port:
         yield from _port("kv_events_port", spec.kv_events_port)
-    if spec.nnodes < 1:
-        yield f"nnodes: must be at least 1, got {spec.nnodes}"
+    if not 1 <= spec.nnodes <= MAX_NODES:
+        yield f"nnodes: expected 1-{MAX_NODES}, got {spec.nnodes}"
     elif not 0 <= spec.rank < spec.nnodes:
         yield f"rank: must be in 0..{spec.nnodes - 1} for {spec.nnodes} node(s), got {spec.rank}"
-    if spec.nnodes != spec.profile.node_count and spec.nnodes >= 1:
+    if spec.nnodes != spec.profile.node_count and 1 <= spec.nnodes <= MAX_NODES:
         yield (
             f"nnodes: the shard says {spec.nnodes} node(s), its profile "
             f"{spec.profile.name!r} says {spec.profile.node_count}"
@@ -74,12 +78,12 @@ def _problems(spec: ShardSpec) -> Iterator[str]:
             f"mgmt_interface: expected an interface name of at most 15 letters, digits, "
             f"'.', '_' or '-', got {spec.mgmt_interface!r}"
         )
-    if spec.gid_index is not None and spec.gid_index < 0:
-        yield f"gid_index: must be 0 or more, got {spec.gid_index}"
+    if spec.gid_index is not None and not 0 <= spec.gid_index <= MAX_GID_INDEX:
+        yield f"gid_index: expected a GID table index in 0-{MAX_GID_INDEX}, got {spec.gid_index}"
     if spec.gid_index is not None and not spec.hcas:
         yield "gid_index: set, but the shard has no HCAs for it to apply to"
-    if spec.threads < 0:
-        yield f"threads: must be 0 or more, got {spec.threads}"
+    if not 0 <= spec.threads <= MAX_THREADS:
+        yield f"threads: expected 0-{MAX_THREADS} cores, got {spec.threads}"
     yield from _api_key(spec.api_key)
 
 
@@ -125,11 +129,12 @@ def _collect(value: Any, out: list[str]) -> None:
 
 
 def _strings(value: object, path: str) -> Iterator[str]:
-    # No NUL or control characters anywhere: they end strings early at exec, split
-    # KEY=VALUE lines and forge log lines. The key's value is never echoed.
+    # No NUL, control or bidi characters anywhere (see enginekit.text). The key's value
+    # is checked on its own, and never echoed.
     if isinstance(value, str):
-        if _CONTROL.search(value) and path != "api_key":
-            yield f"{path}: contains a NUL or control character"
+        found = UNSAFE_CHARACTERS.search(value)
+        if found and path != "api_key":
+            yield f"{path}: contains {describe(found.group())}"
     elif isinstance(value, dict):
         for key, item in value.items():
             yield from _strings(key, f"{path}.{key!r}" if path else repr(key))
@@ -147,15 +152,17 @@ def _port(field: str, port: int) -> Iterator[str]:
 @functools.lru_cache(maxsize=1024)
 def _is_host(text: str) -> bool:
     try:
-        ipaddress.ip_address(text)
+        address = ipaddress.ip_address(text)
     except ValueError:
         return bool(_HOSTNAME.match(text))
-    return True
+    # ``fe80::1%eth0``: Python accepts any text as the zone; it is an interface name.
+    zone = getattr(address, "scope_id", None)
+    return zone is None or bool(_IFNAME.match(zone))
 
 
 def _devices(spec: ShardSpec) -> Iterator[str]:
-    if any(i < 0 for i in spec.gpu_indices):
-        yield f"gpu_indices: must be 0 or more, got {list(spec.gpu_indices)}"
+    if any(not 0 <= i <= MAX_GPU_INDEX for i in spec.gpu_indices):
+        yield f"gpu_indices: each must be in 0-{MAX_GPU_INDEX}, got {list(spec.gpu_indices)[:16]}"
     if len(set(spec.gpu_indices)) != len(spec.gpu_indices):
         yield f"gpu_indices: a GPU is listed twice in {list(spec.gpu_indices)}"
     uuids = spec.gpu_uuids
@@ -173,7 +180,7 @@ def _devices(spec: ShardSpec) -> Iterator[str]:
             f"gpu_uuids: names {len(uuids)} device(s) but gpu_indices has "
             f"{len(spec.gpu_indices)}; they name the same devices in the same order"
         )
-    migs = [u for u in uuids if u.upper().startswith("MIG-")]
+    migs = [u for u in uuids if u.startswith("MIG-")]
     for uuid in uuids:
         if not (_MIG.match(uuid) or _GPU.match(uuid)):
             yield f"gpu_uuids: expected MIG-<uuid> or GPU-<uuid>, got {uuid!r}"
@@ -192,10 +199,13 @@ def _devices(spec: ShardSpec) -> Iterator[str]:
 
 
 def _api_key(key: str) -> Iterator[str]:
+    # No message here shows the key, or any part of it.
     if not key:
         return
     if len(key) > MAX_API_KEY:
         yield f"api_key: longer than {MAX_API_KEY} characters"
+    elif len(key) < MIN_API_KEY:
+        yield f"api_key: shorter than {MIN_API_KEY} characters, so guessable (the value is not shown)"
     if not _PRINTABLE.fullmatch(key):
         yield "api_key: must be printable ASCII without spaces (the value is not shown)"
     elif key.startswith("-"):

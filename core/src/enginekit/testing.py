@@ -25,10 +25,11 @@ def engine_for(
 def check_engine(plugin: object, shard: ShardSpec, gpus: Sequence[GPUInfo] = ()) -> list[Command]:
     """Assert the contracts every engine keeps for a valid ``shard``, and return its commands."""
     engine = engine_for(plugin, shard.profile.engine)
-    problems = engine.validate(shard.profile, gpus)
+    problems = engine.problems(shard, gpus)
     assert problems == [], problems
-    commands = engine.commands(shard)
-    assert commands, "an engine returns at least one command"
+    plan = engine.plan(shard, gpus)  # the one build path: every check, then the hooks
+    commands = list(plan.commands)
+    assert commands == engine.commands(shard, gpus), "building is deterministic"
     for command in commands:
         assert command.path, "every command has a path"
         assert all(isinstance(v, str) for v in command.env.values())

@@ -1,0 +1,42 @@
+"""Which characters may reach an argv element, an environment value or a log line, and why not."""
+
+from __future__ import annotations
+
+import re
+
+#: Characters no string bound for a process may hold:
+#:
+#: - NUL ends a C string early at exec, so the engine reads less than was checked;
+#: - C0 and C1 controls and DEL split ``KEY=VALUE`` lines, forge log lines and drive terminals;
+#: - bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) make an operator
+#:   read ``--a --b`` where the bytes say ``--b --a`` ("Trojan Source");
+#: - U+2028 and U+2029 are line breaks to JavaScript and to some log viewers;
+#: - a lone surrogate is not text at all: it cannot be encoded as UTF-8, so it crashes
+#:   whatever prints or execs it.
+UNSAFE_CHARACTERS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def unsafe_text(text: str) -> str | None:
+    """Why ``text`` may not reach a process, or None when it may. The text itself is never echoed."""
+    found = UNSAFE_CHARACTERS.search(text)
+    if found is None:
+        return None
+    return f"contains {describe(found.group())}"
+
+
+def describe(char: str) -> str:
+    """Name one unsafe character by kind and code point, never by showing it."""
+    code = ord(char)
+    if code == 0:
+        kind = "a NUL byte"
+    elif code < 0x20 or code == 0x7F:
+        kind = "a control character"
+    elif code <= 0x9F:
+        kind = "a C1 control character"
+    elif code in (0x2028, 0x2029):
+        kind = "a Unicode line separator"
+    elif 0xD800 <= code <= 0xDFFF:
+        kind = "a lone surrogate (not valid Unicode text)"
+    else:
+        kind = "a bidirectional override"
+    return f"{kind} (U+{code:04X})"
