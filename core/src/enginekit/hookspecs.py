@@ -19,6 +19,11 @@ their arguments and the engine's frozen config, with no ``os.environ`` reads, no
 subprocesses and no filesystem probing. That is what makes every rule testable without
 a GPU.
 
+Answers are checked at the boundary (:mod:`enginekit.contract`): an exception or a
+malformed answer from any hook becomes one :class:`~enginekit.errors.EngineError` naming
+the engine, its distribution and the hook. Raise ``EngineError`` yourself to refuse a
+shard with a reason; anything else you raise is reported as a bug in the plugin.
+
 Non-engine plugins (a scheduler's instrumentation, a site's policy) are registered with
 ``Registry.add_wrapper`` and may only use ``@hookimpl(wrapper=True)``: they wrap every
 engine's answer and never replace it.
@@ -77,9 +82,14 @@ def commands(shard: ShardSpec, installed: Path | None) -> list[Command] | None:
     Each command's ``env`` holds only what the engine generates: start from
     :func:`enginekit.ncclenv.placement_env` and add the engine's own variables. The
     registry applies the profile's overrides afterwards, filtered by the site's env
-    policy. The shard has passed :func:`enginekit.speccheck.check_spec` before this is
-    called. The API key reaches the engine through ``env`` only, named in
-    ``secret_env``; the registry refuses a command whose arguments contain it.
+    policy; a variable the engine generates is never overridden by a profile (except the
+    NCCL tuning escape hatch, :data:`enginekit.ncclenv.TUNABLE`). The profile has passed
+    the shared checks and this engine's :func:`validate`, and the shard
+    :func:`enginekit.speccheck.check_spec`, before this is called: do not check them again.
+    The API key reaches the engine through ``env`` only, named in ``secret_env``; the
+    registry refuses a command whose arguments contain it. Return a list (not a generator)
+    of at least one command; argv elements and env values are plain text without control
+    characters.
 
     :param shard: This node's shard of one replica.
     :param installed: Root of the build the agent installed for this engine, or ``None``
