@@ -8,7 +8,7 @@ token is normalised and matched against the engine's known options first.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 import attrs
 
@@ -154,3 +154,90 @@ def stray_token_problems(profile_name: str, args: Sequence[str]) -> Iterator[str
                 f"profile {profile_name!r}: args: a bare '--' ends option parsing, so what "
                 f"follows would be read as positional arguments"
             )
+
+
+#: How many values an option takes: 0 for a flag, n for exactly n, None when the
+#: plugin does not know or the option takes a list (argparse's ``nargs="*"``/``"+"``).
+Arity = Callable[[str], int | None]
+
+
+def positional_problems(
+    profile_name: str,
+    args: Sequence[str],
+    syntax: ArgSyntax,
+    *,
+    arity: Mapping[str, int | None] | Arity,
+    engine: str = "the engine",
+) -> list[str]:
+    """Refuse every token of ``args`` the engine's parser would read as a positional argument.
+
+    A token that is not an option is positional unless it is a value of the option
+    before it. enginekit gives each engine its positional arguments itself (the model)
+    and places a profile's args after options of fixed arity, so a stray one is either
+    refused at start or read as something else: a second model, or one more item of a
+    list option, where it escapes the checks that option's own field gets.
+
+    :param arity: The values each option (in the canonical spelling ``syntax`` gives)
+        takes. An option missing from it may take any number, so nothing after it is
+        refused: give 0 for flags and 1 for single-value options wherever they are known.
+    :param engine: The engine's name, for the message.
+    """
+    count = arity if callable(arity) else arity.get
+    problems = []
+    # The values the last option may still take (None: any number), and why a bare
+    # token is positional once it has them.
+    remaining: int | None = 0
+    why = "no option comes before it to take it as a value"
+    for index, token in enumerate(args):
+        if syntax.normalise(token) is not None:
+            remaining, why = _takes(token, index, syntax, count)
+            continue
+        if remaining is None:
+            continue
+        if remaining > 0:
+            remaining -= 1
+            continue
+        problems.append(
+            f"profile {profile_name!r}: args[{index}]: not an option, and {why}, so {engine} "
+            f"would read it as a positional argument; a profile's args may give none "
+            f"(enginekit passes the model itself): remove it, or put it right after the "
+            f"option it is a value of"
+        )
+        why = f"the token before it (args[{index}]) is refused for the same reason"
+    return problems
+
+
+def _takes(
+    token: str, index: int, syntax: ArgSyntax, count: Callable[[str], int | None]
+) -> tuple[int | None, str]:
+    """How many values the option ``token`` takes, and why a bare token after them is positional."""
+    given = f"{spelling(token)!r} (args[{index}]) before it"
+    if "=" in token:
+        return 0, f"{given} has its value already, after '='"
+    if syntax.dotted and "." in spelling(token):
+        # ``--json-option.key value`` (or ``-cc.key value``): the key's value, exactly one.
+        return 1, f"{given} takes exactly 1 value"
+    if _glued(token, syntax):
+        return 0, f"{token[:2]!r} (args[{index}]) before it has its value attached"
+    takes = {count(option) for option in syntax.meanings(token)}
+    # An ambiguous prefix whose meanings differ could take any number.
+    value = takes.pop() if len(takes) == 1 else None
+    if value == 0:
+        return 0, f"{given} takes no value"
+    return value, f"{given} takes exactly {value} value{'' if value == 1 else 's'}"
+
+
+def _glued(token: str, syntax: ArgSyntax) -> bool:
+    """``-O3``: a one-letter alias with its value attached, where the syntax reads it so.
+
+    A parser without glued values (llama.cpp's ``-to`` is ``--timeout``, not ``-t o``)
+    normalises such a token to itself rather than to the alias's option.
+    """
+    alias = token[:2]
+    return (
+        not token.startswith("--")
+        and alias in syntax.aliases
+        and token not in syntax.aliases
+        and token not in syntax.known
+        and syntax.normalise(token) == syntax.aliases[alias]
+    )

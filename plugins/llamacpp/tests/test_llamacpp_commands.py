@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from enginekit import Adapter, EngineError, Profile, ShardSpec
+from enginekit import Adapter, EngineError, Profile, ShardSpec, SpecError
 from enginekit.testing import check_engine, engine_for
 from enginekit_llamacpp import LlamaCppConfig, LlamaCppEngine
 from hypothesis import assume, given
@@ -130,10 +130,13 @@ def test_adapters_load_in_profile_order_at_scale_zero_with_commas_quoted() -> No
 def test_adapter_path_with_a_colon_cannot_be_built() -> None:
     engine = engine_for(LlamaCppEngine(), "llamacpp")
     spec = shard(profile_adapters=(Adapter(name="a", path="/adapters/a:v1.gguf"),))
+    with pytest.raises(SpecError, match=r"adapters\[0\]: path '/adapters/a:v1.gguf' contains ':'"):
+        engine.plan(spec)
+    # The hook refuses it too: a fetched adapter's local path is only known at build time.
     with pytest.raises(
         EngineError, match=r"adapters\[0\]: path '/adapters/a:v1.gguf' contains ':'.*without ':'"
     ):
-        engine.commands(spec)
+        LlamaCppEngine().commands(spec, None)
 
 
 def test_api_key_reaches_llama_server_only_through_its_env_variable() -> None:
@@ -216,7 +219,7 @@ _names = st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz0123456789-_."), min
 @given(
     count=st.integers(min_value=1, max_value=8),
     first=st.integers(min_value=0, max_value=7),
-    key=st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=8, max_size=64).filter(
+    key=st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=16, max_size=64).filter(
         lambda k: not k.startswith("-")
     ),
     name=_names,

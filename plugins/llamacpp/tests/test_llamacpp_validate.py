@@ -230,10 +230,14 @@ def test_tuning_flags_pass(args: list[str]) -> None:
 
 
 @given(
-    st.lists(st.sampled_from(["-c", "8192", "-np", "4", "--jinja", "-to", "60", "--no-warmup"]), max_size=8)
+    st.lists(
+        st.sampled_from([("-c", "8192"), ("-np", "4"), ("--jinja",), ("-to", "60"), ("--no-warmup",)]),
+        max_size=8,
+    )
 )
-def test_tuning_args_never_produce_a_problem(args: list[str]) -> None:
-    assert problems(args=tuple(args)) == []
+def test_tuning_args_never_produce_a_problem(options: list[tuple[str, ...]]) -> None:
+    # Each option with its own value, in any order and number.
+    assert problems(args=tuple(token for option in options for token in option)) == []
 
 
 def test_allow_args_accepts_only_flags_this_plugin_gates() -> None:
@@ -243,7 +247,9 @@ def test_allow_args_accepts_only_flags_this_plugin_gates() -> None:
         structure({"allow_args": ["--rcp", "-ag"]}, LlamaCppConfig, path="engines.llamacpp")
     assert refused.value.problems == (
         "engines.llamacpp: allow_args: '--rcp', '-ag': not a flag this plugin gates; name each as one of "
-        "--agent, --mcp-servers-config, --mcp-servers-json, --media-path, --path, --rpc, --slots, --tools, --ui-mcp-proxy",
+        "--agent, --hf-file-v, --hf-repo-draft, --hf-repo-v, --log-file, --mcp-servers-config, "
+        "--mcp-servers-json, --media-path, --mmproj-url, --path, --rpc, --slot-save-path, --slots, --tools, "
+        "--ui-mcp-proxy",
     )
     with pytest.raises(SpecError, match=r"^engines\.llamacpp\.allow_flags: unknown field$"):
         structure({"allow_flags": ["--rpc"]}, LlamaCppConfig, path="engines.llamacpp")
@@ -261,3 +267,94 @@ def test_the_entry_point_structures_the_node_config_section() -> None:
     )
     profile = Profile(name="p", engine="llamacpp", model_path="/m.gguf", args=("--rpc", "h:1"))
     assert engine.validate(profile) == []
+
+
+# --- positional tokens --------------------------------------------------------------------------
+
+BARE = (
+    "not an option, and {why}, so llama-server would read it as a positional argument; a "
+    "profile's args may give none (enginekit passes the model itself): remove it, or put it "
+    "right after the option it is a value of"
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "index", "why"),
+    [
+        (["/models/other.gguf"], 0, "no option comes before it to take it as a value"),
+        (["--jinja", "x"], 1, "'--jinja' (args[0]) before it takes no value"),
+        (["-cb", "x"], 1, "'-cb' (args[0]) before it takes no value"),
+        (["-c", "4096", "x"], 2, "'-c' (args[0]) before it takes exactly 1 value"),
+        (["--ctx-size=4096", "x"], 1, "'--ctx-size' (args[0]) before it has its value already, after '='"),
+    ],
+)  # fmt: skip
+def test_a_bare_token_llama_server_would_refuse_as_positional_is_refused_first(
+    args: list[str], index: int, why: str
+) -> None:
+    assert problems(args=tuple(args)) == [f"{P}: args[{index}]: {BARE.format(why=why)}"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-c", "4096"],
+        ["-c", "4096", "--jinja", "-np", "4", "-to", "600"],
+        ["--temp", "0.7", "--top-p", "0.9", "-s", "-1"],
+        ["-fa", "on", "--no-warmup", "--cache-type-k", "q8_0"],
+    ],
+)
+def test_options_with_their_values_still_pass(args: list[str]) -> None:
+    assert problems(args=tuple(args)) == []
+
+
+# --- flags that write where their value says, or download -------------------------------------
+
+HOST_ACCESS = [
+    ("--log-file", ["--log-file", "--log_file"], "/etc/cron.d/x", "writes the server's log to the file it names"),
+    ("--slot-save-path", ["--slot-save-path", "--slot_save_path"], "/root", "lets any client save a slot's prompt cache"),
+    ("--mmproj-url", ["--mmproj-url", "-mmu", "--mmproj_url"], "https://h/x.gguf", "downloads a multimodal projector"),
+    ("--hf-repo-draft", ["--hf-repo-draft", "-hfd", "-hfrd", "--spec-draft-hf", "--hf_repo_draft"], "org/draft", "downloads a draft model"),
+    ("--hf-repo-v", ["--hf-repo-v", "-hfv", "-hfrv"], "org/vocoder", "downloads a vocoder model"),
+    ("--hf-file-v", ["--hf-file-v", "-hffv"], "v.gguf", "downloads the vocoder model file"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("option", "spellings", "value", "why"), HOST_ACCESS, ids=[r[0] for r in HOST_ACCESS]
+)
+def test_flags_that_write_host_paths_or_download_are_refused_unless_allowed(
+    option: str, spellings: list[str], value: str, why: str
+) -> None:
+    for flag in spellings:
+        for args in ((flag, value), (f"{flag}={value}",)):
+            [message] = problems(args=args)
+            assert message.startswith(f"{P}: args: {flag!r} ({option}) {why}"), message
+            assert message.endswith(
+                f'refused unless the site allows it (engines.llamacpp.allow_args = ["{option}"])'
+            )
+            assert value not in message
+            assert problems(LlamaCppConfig(allow_args=(option,)), args=args) == []
+
+
+@pytest.mark.parametrize("flag", ["--models-dir", "--models-preset", "--models_dir"])
+def test_router_mode_is_refused_as_another_model(flag: str) -> None:
+    option = flag.replace("_", "-")
+    assert problems(args=(flag, "/models")) == [
+        f"{P}: args: {flag!r} sets {option}, which enginekit manages; {MANAGED[option]}"
+    ]
+
+
+@pytest.mark.parametrize(
+    "flag",
+    ["--gpt-oss-20b-default", "--fim-qwen-7b-spec", "--embd-gemma-default", "--vision_gemma_4b_default"],
+)
+def test_a_built_in_model_preset_is_refused(flag: str) -> None:
+    assert problems(args=(flag,)) == [
+        f"{P}: args: {flag!r} picks a built-in model that llama-server downloads from Hugging Face; "
+        "set the profile's model_path to the GGUF file instead"
+    ]
+
+
+def test_another_engines_quantization_flag_is_named_without_its_value() -> None:
+    [message] = problems(args=("--dtype=bfloat16",))
+    assert message.startswith(f"{P}: args: '--dtype' (--dtype) does not apply to GGUF models")

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import attrs
 import pytest
-from enginekit import EngineError, GPUInfo, Profile, Registry, ShardSpec, SpecError
+from enginekit import Adapter, EngineError, GPUInfo, Profile, Registry, ShardSpec, SpecError
 from enginekit.convert import structure
 from enginekit.testing import engine_for
 from enginekit_sglang import SglangConfig, SglangEngine
+from enginekit_sglang.build import server_args
+from enginekit_sglang.flags import ALLOWABLE, MANAGED, NEIGHBOURS, SECRETS, SYNTAX
 
 H100 = [GPUInfo(index=i, name="NVIDIA H100 80GB HBM3", compute_capability="9.0") for i in range(4)]
 L40S = [GPUInfo(index=i, name="NVIDIA L40S", compute_capability="8.9") for i in range(4)]
@@ -310,12 +312,10 @@ def test_common_checks_still_apply() -> None:
     assert found == ["profile 'p': model path is empty"]
 
 
-def test_commands_refuse_what_validate_refuses() -> None:
+def test_a_plan_refuses_what_validate_refuses_and_the_site_may_allow_it() -> None:
     spec = ShardSpec(profile=profile("--trust-remote-code"), gpu_indices=(0, 1, 2, 3), http_port=30000)
     engine = engine_for(SglangEngine(), "sglang")
-    with pytest.raises(EngineError, match=r"'--trust-remote-code' \(--trust-remote-code\) runs Python"):
-        engine.commands(spec)
-    with pytest.raises(SpecError, match="runs Python"):
+    with pytest.raises(SpecError, match=r"'--trust-remote-code' \(--trust-remote-code\) runs Python"):
         engine.plan(spec)
     allowed = engine_for(SglangEngine(SglangConfig(allow_args=("--trust-remote-code",))), "sglang")
     (command,) = allowed.commands(spec)
@@ -355,3 +355,121 @@ def test_registry_loads_the_entry_point_with_its_config() -> None:
     assert isinstance(engine.plugin, SglangEngine)
     assert engine.plugin.config.allow_args == ("--trust-remote-code",)
     assert engine.validate(profile("--trust-remote-code")) == []
+
+
+# --- positional tokens ------------------------------------------------------------------------
+
+BARE = (
+    "not an option, and {why}, so SGLang would read it as a positional argument; a profile's "
+    "args may give none (enginekit passes the model itself): remove it, or put it right after "
+    "the option it is a value of"
+)
+
+
+def test_a_bare_first_token_cannot_join_the_adapter_list() -> None:
+    # Right after --lora-paths it would have been one more adapter, past the name checks.
+    adapters = (Adapter(name="sql", path="/adapters/sql"),)
+    prof = profile("../../x=/tmp/attacker-adapter", adapters=adapters)
+    assert problems(prof) == [
+        f"profile 'p': args[0]: {BARE.format(why='no option comes before it to take it as a value')}"
+    ]
+
+
+def test_the_adapter_list_is_closed_before_the_profiles_args() -> None:
+    adapters = (Adapter(name="sql", path="/adapters/sql"), Adapter(name="chat", path="/adapters/chat"))
+    spec = ShardSpec(
+        profile=profile("--mem-fraction-static", "0.8", adapters=adapters, kv_events=True),
+        gpu_indices=(0, 1, 2, 3),
+        http_port=30000,
+        kv_events_port=5557,
+    )
+    args = server_args(spec)
+    paths = args.index("--lora-paths")
+    assert args[paths + 1 : paths + 3] == ["sql=/adapters/sql", "chat=/adapters/chat"]
+    assert args[paths + 3].startswith("--")
+    # The profile's args follow an option of one value, never a list.
+    assert args[-4:] == ["--pp-size", "1", "--mem-fraction-static", "0.8"]
+
+
+@pytest.mark.parametrize(
+    ("args", "index", "why"),
+    [
+        (("--enable-torch-compile", "x"), 1, "'--enable-torch-compile' (args[0]) before it takes no value"),
+        (("--mem-fraction-static=0.85", "x"), 1, "'--mem-fraction-static' (args[0]) before it has its value already, after '='"),
+        (("--context-length", "32768", "x"), 2, "'--context-length' (args[0]) before it takes exactly 1 value"),
+        (("--mem-frac", "0.85", "x"), 2, "'--mem-frac' (args[0]) before it takes exactly 1 value"),
+    ],
+)  # fmt: skip
+def test_a_bare_token_sglang_would_read_as_a_positional_argument_is_refused(
+    args: tuple[str, ...], index: int, why: str
+) -> None:
+    assert problems(profile(*args)) == [f"profile 'p': args[{index}]: {BARE.format(why=why)}"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--enable-torch-compile", "--mem-fraction-static", "0.85"),
+        ("--lora-target-modules", "q_proj", "v_proj", "--max-loras-per-batch", "4"),
+        ("--cuda-graph-bs", "1", "2", "4", "8"),
+        ("--chunked-prefill-size", "-1", "--context-length=32768"),
+        ("--disable-radix-cache", "--log-requests", "--log-requests-level", "1"),
+    ],
+)
+def test_values_still_pass_with_the_option_they_belong_to(args: tuple[str, ...]) -> None:
+    assert problems(profile(*args), H100) == []
+
+
+# --- options that write or read where their value says, or reach another host ----------------
+
+HOST_ACCESS = [
+    ("--download-dir", "/etc/cron.d", "downloads model weights into the directory it names"),
+    ("--crash-dump-folder", "/tmp/d", "writes the last minutes of requests, prompts included"),
+    ("--debug-tensor-dump-output-folder", "/tmp/d", "writes tensor dumps to the folder it names"),
+    ("--debug-tensor-dump-input-file", "/etc/shadow", "reads the input of a tensor dump"),
+    ("--export-metrics-to-file-dir", "/tmp/d", "writes per-request metrics files"),
+    ("--log-requests-target", "/tmp/d", "writes request logs, prompts included"),
+    ("--file-storage-path", "/tmp/d", "stores the files API clients upload"),
+    ("--msprobe-dump-config", "/tmp/c.json", "reads a dump configuration"),
+    ("--modelopt-checkpoint-restore-path", "/tmp/ckpt", "restores the model from the checkpoint"),
+    ("--modelopt-checkpoint-save-path", "/tmp/ckpt", "writes a checkpoint to the path it names"),
+    ("--modelopt-export-path", "/tmp/out", "writes the quantized model to the path it names"),
+    ("--remote-instance-weight-loader-seed-instance-ip", "10.9.9.9", "loads the weights from the host"),
+    ("--modelexpress-config", '{"url": "h:8001"}', "loads the weights from the peer-to-peer service"),
+    ("--otlp-traces-endpoint", "collector:4317", "sends a trace of every request"),
+    ("--trust-request-chat-template", None, "renders the chat templates API clients send"),
+]
+
+
+@pytest.mark.parametrize(("option", "value", "why"), HOST_ACCESS, ids=[row[0] for row in HOST_ACCESS])
+def test_host_reaching_options_are_refused_in_every_spelling_unless_allowed(
+    option: str, value: str | None, why: str
+) -> None:
+    # argparse reads an unambiguous prefix as the option, and "--option=value" as both.
+    prefix = option[:-2]
+    spellings = (
+        [(option,), (prefix,)]
+        if value is None
+        else [(option, value), (f"{option}={value}",), (prefix, value)]
+    )
+    for args in spellings:
+        message = only(profile(*args))
+        assert message.startswith(f"profile 'p': args: {args[0].split('=')[0]!r} ({option}) {why}"), message
+        assert message.endswith(
+            f'refused unless the site allows it (engines.sglang.allow_args = ["{option}"])'
+        )
+        if value is not None:
+            assert value not in message
+        assert problems(profile(*args), allow_args=(option,)) == []
+
+
+def test_the_real_options_just_short_of_a_refused_one_pass() -> None:
+    assert problems(profile("--export-metrics-to-file", "--log-requests")) == []
+
+
+def test_every_known_option_short_of_a_refused_one_is_a_verified_neighbour() -> None:
+    # An option in the tables that is a prefix of a refused one is taken as itself, not as
+    # an abbreviation of the refused one: only an option the release really has may be.
+    refused = set(MANAGED) | set(SECRETS) | set(ALLOWABLE)
+    short = {k for k in SYNTAX.known - refused if any(r != k and r.startswith(k) for r in refused)}
+    assert short <= NEIGHBOURS | refused, sorted(short - NEIGHBOURS)

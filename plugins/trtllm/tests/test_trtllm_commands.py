@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
-from enginekit.errors import EngineError, EngineUnavailable
+from enginekit.errors import EngineError, EngineUnavailable, SpecError
 from enginekit.launcher import FileArg, launcher_args
 from enginekit.model import Adapter, Command, GPUInfo, Profile, ShardSpec
 from enginekit.registry import Registry
@@ -234,8 +235,8 @@ def test_served_model_name_flag_follows_the_release() -> None:
 
 
 def test_served_name_on_an_old_release_cannot_build() -> None:
-    with pytest.raises(EngineError, match="has no --served_model_name"):
-        engine(version="1.3.0rc6").commands(shard())
+    with pytest.raises(SpecError, match="has no --served_model_name"):
+        engine_for(engine(version="1.3.0rc6"), "trtllm").plan(shard())
 
 
 def test_mig_shard_gets_its_instance() -> None:
@@ -250,20 +251,51 @@ def test_mig_shard_gets_its_instance() -> None:
 def test_multi_node_and_cpu_shards_cannot_build() -> None:
     prof = profile(nodes=2, gpus_per_node=8, tp=16)
     multi = shard(prof, nnodes=2, leader_addr="10.20.0.11", leader_port=29500)
+    with pytest.raises(SpecError, match="one MPI world across the nodes"):
+        engine_for(engine(), "trtllm").plan(multi)
+    # The hook refuses the shard itself too.
     with pytest.raises(EngineError, match="one MPI world across the nodes"):
-        engine_for(engine(), "trtllm").commands(multi)
+        engine().commands(multi)
     with pytest.raises(EngineError, match="runs only on NVIDIA GPUs"):
         engine().commands(shard(profile(tp=1), gpu_indices=()))
 
 
-def test_bad_args_cannot_build_even_without_validate() -> None:
-    with pytest.raises(EngineError, match="--trust_remote_code"):
-        engine().commands(shard(profile(args=("--trust_remote_code",))))
-    # A variable the core's policy denies never reaches the process (and is reported).
-    [command] = engine().commands(
-        shard(profile(env={"TLLM_SPAWN_PROXY_PROCESS_IPC_ADDR": "tcp://1.2.3.4:1"}))
+def test_bad_args_and_env_cannot_be_planned() -> None:
+    trtllm = engine_for(engine(), "trtllm")
+    with pytest.raises(SpecError, match="--trust_remote_code"):
+        trtllm.plan(shard(profile(args=("--trust_remote_code",))))
+    with pytest.raises(SpecError, match="TLLM_SPAWN_PROXY_PROCESS_IPC_ADDR"):
+        trtllm.plan(shard(profile(env={"TLLM_SPAWN_PROXY_PROCESS_IPC_ADDR": "tcp://1.2.3.4:1"})))
+
+
+@pytest.mark.parametrize("model", ["--trust_remote_code", "-x", "--config=/tmp/x.yaml", "-"])
+def test_a_model_path_starting_with_a_dash_is_refused_wherever_it_would_reach_argv(model: str) -> None:
+    # MODEL is serve's one positional argument: Click would read such a path as an option.
+    trtllm = engine_for(engine(), "trtllm")
+    bad = shard(profile(model_path=model, served_model_name=""))
+    message = f"model path {model!r} starts with '-', where a parser reads a flag"
+    assert any(message in p for p in trtllm.validate(bad.profile))
+    with pytest.raises(SpecError, match=re.escape(message)):
+        trtllm.plan(bad)
+    # The hook never builds such a line, even when called without the checks.
+    with pytest.raises(EngineError, match=re.escape(f"model_path {model!r} starts with '-'")):
+        engine().commands(bad)
+    # Adapter directories go into the options file, and are refused the same way.
+    adapters = (Adapter(name="a", path="-x"),)
+    assert any(
+        "adapters[0]: path '-x' starts with '-'" in p for p in trtllm.validate(profile(adapters=adapters))
     )
-    assert "TLLM_SPAWN_PROXY_PROCESS_IPC_ADDR" not in command.env
+
+
+def test_every_path_on_the_command_line_is_an_option_value_or_the_checked_model() -> None:
+    # The served name (the model path when unset), the options file and the interpreter
+    # are the other paths on the line: values of options, which Click takes as they are,
+    # or absolute.
+    [command] = engine().commands(shard(profile(served_model_name="")))
+    args = list(command.args)
+    assert command.path.startswith("/")
+    assert args[args.index("serve") + 1] == MODEL
+    assert args[args.index("--served_model_name") + 1] == MODEL
 
 
 def test_unbound_shard_listens_everywhere_not_on_localhost() -> None:

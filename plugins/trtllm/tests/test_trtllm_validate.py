@@ -303,3 +303,45 @@ def test_bad_config_sections_fail_to_load(section: dict[str, object], message: s
     [row] = [r for r in registry.statuses() if r.name == "trtllm"]
     assert row.status == "failed"
     assert message in row.detail
+
+
+def test_request_chat_templates_are_refused_unless_allowed() -> None:
+    why = "renders the Jinja chat templates API clients send"
+    for token in ("--allow_request_chat_template", "--allow_request_chat_template=true"):
+        assert validate(profile(args=(token,))) == [
+            f"profile 'p': args: '--allow_request_chat_template' (--allow_request_chat_template) {why}; "
+            'refused unless the site allows it ([engines.trtllm] allow_args = ["--allow_request_chat_template"])'
+        ]
+    allowed = ("--allow_request_chat_template",)
+    assert validate(profile(args=allowed), allow_args=allowed) == []
+    # Click matches exactly: the dashed spelling is no option of serve, refused as such.
+    [problem] = validate(profile(args=("--allow-request-chat-template",)))
+    assert "is not an option of trtllm-serve serve" in problem
+
+
+BARE = (
+    "not an option, and {why}, so trtllm-serve would read it as a positional argument; a "
+    "profile's args may give none (enginekit passes the model itself): remove it, or put it "
+    "right after the option it is a value of"
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "index", "why"),
+    [
+        (("/models/other",), 0, "no option comes before it to take it as a value"),
+        (("--enable_chunked_prefill", "x"), 1, "'--enable_chunked_prefill' (args[0]) before it takes no value"),
+        (("--max_batch_size=64", "x"), 1, "'--max_batch_size' (args[0]) before it has its value already, after '='"),
+        (("--max_batch_size", "64", "x"), 2, "'--max_batch_size' (args[0]) before it takes exactly 1 value"),
+    ],
+)  # fmt: skip
+def test_a_second_model_or_stray_value_is_refused(args: tuple[str, ...], index: int, why: str) -> None:
+    # MODEL is serve's one positional argument, and enginekit gives it: Click would
+    # stop at start-up on another ("Got unexpected extra argument").
+    assert validate(profile(args=args)) == [f"profile 'p': args[{index}]: {BARE.format(why=why)}"]
+
+
+def test_options_with_their_values_still_pass() -> None:
+    args = ("--max_batch_size", "64", "--enable_chunked_prefill", "--kv_cache_free_gpu_memory_fraction=0.8")
+    assert validate(profile(args=args), H100) == []
+    assert validate(profile(args=("--max_seq_len", "8192", "--log_level", "info")), H100) == []

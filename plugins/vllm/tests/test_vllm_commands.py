@@ -8,9 +8,10 @@ from pathlib import Path
 import attrs
 import pytest
 from enginekit import Command, GPUInfo
-from enginekit.errors import EngineError
+from enginekit.errors import EngineError, SpecError
 from enginekit.testing import check_engine, engine_for
 from enginekit_vllm import VllmConfig, VllmEngine
+from enginekit_vllm.launch import build
 from vllm_specs import FABRIC_ENV, H100, KEY, adapters, profile, single, two_node
 
 RAY = VllmEngine(VllmConfig(multinode="ray"))
@@ -155,10 +156,13 @@ def test_native_with_a_host_name_sets_no_host_ip_and_says_so() -> None:
 
 def test_native_multi_node_is_refused_before_0_11_1() -> None:
     old = engine_for(VllmEngine(VllmConfig(version="0.11.0")), "vllm")
+    with pytest.raises(SpecError, match=r'multinode = "native" needs vLLM 0\.11\.1 or newer \(--nnodes'):
+        old.plan(two_node(1))
+    # The hook refuses the shard too, whoever calls it.
     with pytest.raises(
         EngineError, match=r'multinode = "native" needs vLLM 0\.11\.1 or newer, the node runs'
     ):
-        old.commands(two_node(1))
+        build(VllmConfig(version="0.11.0"), two_node(1), None)
     ray_old = engine_for(VllmEngine(VllmConfig(version="0.11.0", multinode="ray")), "vllm")
     assert [c.name for c in ray_old.commands(two_node(0))] == ["ray-head", "vllm"]
 
@@ -327,7 +331,10 @@ def test_the_profile_cannot_override_what_the_plugin_generates() -> None:
     env = {"VLLM_HOST_IP": "192.0.2.1", "RAY_ADDRESS": "192.0.2.1:6379", "VLLM_API_KEY": "other"}
     shard = two_node(0, profile=attrs.evolve(two_node(0).profile, env=env))
     assert len(engine.validate(shard.profile)) == 3
-    _, server = engine.commands(shard)
+    with pytest.raises(SpecError):
+        engine.plan(shard)
+    # What the plugin itself builds takes each of them from the shard.
+    _, server = build(RAY.config, shard, None)
     assert server.env["VLLM_HOST_IP"] == "10.0.0.11"
     assert server.env["RAY_ADDRESS"] == "10.0.0.11:6379"
     assert server.env["VLLM_API_KEY"] == KEY

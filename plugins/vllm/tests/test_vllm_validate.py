@@ -10,6 +10,8 @@ from enginekit.convert import structure
 from enginekit.errors import EngineUnavailable, SpecError
 from enginekit.testing import engine_for
 from enginekit_vllm import VllmConfig, VllmEngine
+from enginekit_vllm.argpolicy import SYNTAX
+from enginekit_vllm.flags import ALLOWABLE, HOST_ACCESS, PATH_KEYS
 from enginekit_vllm.known import short_aliases
 from vllm_specs import H100, profile
 
@@ -302,3 +304,135 @@ def test_invalid_adapter_names_are_refused() -> None:
         "letter or digit",
         f"{P}adapters[2]: path '-x' starts with '-', where a parser reads a flag",
     ]
+
+
+# --- positional tokens --------------------------------------------------------------------------
+
+BARE = (
+    "not an option, and {why}, so vLLM would read it as a positional argument; a profile's args "
+    "may give none (enginekit passes the model itself): remove it, or put it right after the "
+    "option it is a value of"
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "index", "why"),
+    [
+        (["/tmp/other-model"], 0, "no option comes before it to take it as a value"),
+        (["--enforce-eager", "x"], 1, "'--enforce-eager' (args[0]) before it takes no value"),
+        (["--no-enforce-eager", "x"], 1, "'--no-enforce-eager' (args[0]) before it takes no value"),
+        (["--max-model-len=4096", "x"], 1, "'--max-model-len' (args[0]) before it has its value already, after '='"),
+        (["--max_model_len", "4096", "x"], 2, "'--max_model_len' (args[0]) before it takes exactly 1 value"),
+        (["--gpu-mem", "0.9", "x"], 2, "'--gpu-mem' (args[0]) before it takes exactly 1 value"),
+        (["-O3", "x"], 1, "'-O' (args[0]) before it has its value attached"),
+        (["--compilation-config.mode", "3", "x"], 2, "'--compilation-config.mode' (args[0]) before it takes exactly 1 value"),
+    ],
+)  # fmt: skip
+def test_a_bare_token_vllm_would_read_as_a_positional_argument_is_refused(
+    args: list[str], index: int, why: str
+) -> None:
+    assert problems(args) == [f"{P}args[{index}]: {BARE.format(why=why)}"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--enforce-eager"],
+        ["--max-model-len", "4096"],
+        ["--gpu-memory-utilization=0.9"],
+        ["--max-model-len", "4096", "--enforce-eager", "--gpu-memory-utilization=0.9", "--seed", "-1"],
+        ["--cudagraph-capture-sizes", "1", "2", "4", "8", "--enforce-eager"],
+        ["--lora-target-modules", "q_proj", "v_proj"],
+        ["--compilation-config.mode", "3", "-O", "3"],
+        ["-O3", "--kv-cache-dtype", "fp8"],
+        ["--kv-transfer-config", '{"kv_connector": "NixlConnector", "kv_role": "kv_both"}'],
+        ["--no-enforce-eager", "--max-num-seqs", "128"],
+    ],
+)
+def test_values_still_pass_with_the_option_they_belong_to(args: list[str]) -> None:
+    assert problems(args) == []
+
+
+# --- flags that write where their value says, or reach another host -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "why"),
+    [
+        (["--download-dir", "/etc/cron.d"], "--download-dir", "downloads model weights into the directory it names, as root"),
+        (["--download_dir=/etc/cron.d"], "--download-dir", "downloads model weights into the directory it names, as root"),
+        (["--download-d", "/x"], "--download-dir", "downloads model weights into the directory it names, as root"),
+        (["--otlp-traces-endpoint", "http://collector:4317"], "--otlp-traces-endpoint", "sends a trace of every request to the collector it names"),
+        (["--otlp_traces=http://collector:4317"], "--otlp-traces-endpoint", "sends a trace of every request to the collector it names"),
+        (["--mm-encoder-fp8-scale-save-path", "/root/x.json"], "--mm-encoder-fp8-scale-save-path", "writes a scales file to the path it names, as root"),
+        (["--mm_encoder_fp8_scale_save_p=/x.json"], "--mm-encoder-fp8-scale-save-path", "writes a scales file to the path it names, as root"),
+    ],
+)  # fmt: skip
+def test_host_reaching_flags_are_refused_unless_allowed(args: list[str], option: str, why: str) -> None:
+    assert problems(args) == [f"{P}args: {args[0].split('=')[0]!r} ({option}) {why}; {ALLOW.format(option)}"]
+    assert problems(args, allow_args=(option,)) == []
+
+
+COMPILE = "--compilation-config"
+PROFILER = "--profiler-config"
+CACHE = "cache_dir, the directory compiled graphs are written to, as root"
+DUMP = "debug_dump_path, the directory compilation debug dumps are written to, as root"
+TRACES = "torch_profiler_dir, the directory profiler traces are written to, as root"
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "sets"),
+    [
+        ([COMPILE, '{"cache_dir": "/etc"}'], COMPILE, CACHE),
+        (['--compilation_config={"debug_dump_path": "/etc"}'], COMPILE, DUMP),
+        (["--compilation-config.cache_dir", "/etc"], COMPILE, CACHE),
+        (["--compilation-config.debug_dump_path=/etc"], COMPILE, DUMP),
+        (["--compilation-c.cache-dir", "/etc"], COMPILE, CACHE),
+        (["-cc.cache_dir", "/etc"], COMPILE, CACHE),
+        (["-cc", '{"mode": 3, "debug_dump_path": "/etc"}'], COMPILE, DUMP),
+        # -O spelled --compilation-config before 0.34 took it for --optimization-level.
+        (["-O", '{"cache_dir": "/etc"}'], COMPILE, CACHE),
+        (["-O.debug_dump_path", "/etc"], COMPILE, DUMP),
+        ([PROFILER, '{"profiler": "torch", "torch_profiler_dir": "/etc"}'], PROFILER, TRACES),
+        (["--profiler-config.torch_profiler_dir", "/etc"], PROFILER, TRACES),
+        (["--profiler_config.torch-profiler-dir=/etc"], PROFILER, TRACES),
+    ],
+)
+def test_a_json_flags_host_path_key_is_refused_unless_allowed(
+    args: list[str], option: str, sets: str
+) -> None:
+    assert problems(args) == [
+        f"{P}args: {args[0].split('=')[0]!r} ({option}) sets {sets}; {ALLOW.format(option)}"
+    ]
+    assert problems(args, allow_args=(option,)) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [COMPILE, '{"mode": 3, "cudagraph_capture_sizes": [1, 2]}'],
+        ["--compilation-config.mode", "3"],
+        [PROFILER, '{"profiler": "cuda"}'],
+        ["--profiler-config.delay_iterations", "2"],
+    ],
+)
+def test_their_other_keys_pass(args: list[str]) -> None:
+    assert problems(args) == []
+
+
+def test_the_old_short_form_of_the_compilation_config_cannot_name_a_backend_either() -> None:
+    assert problems(["-O", '{"backend": "evil.compile"}']) == [
+        f"{P}args: '-O' ({COMPILE}) sets backend, which imports the code it names; {ALLOW.format(COMPILE)}"
+    ]
+    assert problems(["-O.backend", "evil.compile"]) != []
+
+
+def test_the_site_may_allow_the_new_flags() -> None:
+    config = VllmConfig(allow_args=("--download-dir", "--profiler-config", "--otlp-traces-endpoint"))
+    assert config.allow_args == ("--download-dir", "--profiler-config", "--otlp-traces-endpoint")
+
+
+def test_every_host_reaching_flag_is_a_known_option_so_its_prefixes_are_caught() -> None:
+    for flag in (*HOST_ACCESS, *PATH_KEYS):
+        assert flag in SYNTAX.known, flag
+        assert flag in ALLOWABLE, flag

@@ -36,6 +36,13 @@ ALIASES: dict[str, str] = {
     "-ag": "--agent",
     "--webui-mcp-proxy": "--ui-mcp-proxy",
     "-q": "--quantization",
+    "-mmu": "--mmproj-url",
+    "-hfd": "--hf-repo-draft",
+    "-hfrd": "--hf-repo-draft",
+    "--spec-draft-hf": "--hf-repo-draft",
+    "-hfv": "--hf-repo-v",
+    "-hfrv": "--hf-repo-v",
+    "-hffv": "--hf-file-v",
 }
 
 _MODEL = "set the profile's model_path to the GGUF file instead"
@@ -69,7 +76,16 @@ MANAGED: dict[str, str] = {
     "--api-prefix": "it moves /health and /metrics off the paths the supervisor checks; drop it",
     "--api-key": _KEY,
     "--api-key-file": _KEY,
+    # Router mode: llama-server then serves the models of a directory or preset file,
+    # starting a server of its own for each, instead of the profile's model_path.
+    "--models-dir": _MODEL,
+    "--models-preset": _MODEL,
 }
+
+#: Built-in model presets (``--gpt-oss-20b-default``, ``--fim-qwen-7b-spec``…): each names
+#: a Hugging Face repository to download and serve instead of the profile's model_path.
+PRESET_SUFFIXES = ("-default", "-spec")
+PRESET_WHY = "picks a built-in model that llama-server downloads from Hugging Face; " + _MODEL
 
 #: Flags that reach outside the process, mapped to why; refused unless the site's
 #: ``allow_args`` names them. The env twins (LLAMA_ARG_RPC…) are the env policy's.
@@ -86,6 +102,15 @@ RISKY: dict[str, str] = {
     "--mcp-servers-json": "starts the MCP server programs the argument names",
     "--ui-mcp-proxy": "proxies requests from the web UI to any URL",
     "--slots": "re-opens /slots, which shows every client's prompts and replies in progress",
+    "--log-file": "writes the server's log to the file it names, as root",
+    "--slot-save-path": (
+        "lets any client save a slot's prompt cache to, and restore it from, the directory it "
+        "names (POST /slots), as root"
+    ),
+    "--mmproj-url": "downloads a multimodal projector from the URL it names and parses it",
+    "--hf-repo-draft": "downloads a draft model from the Hugging Face repository it names",
+    "--hf-repo-v": "downloads a vocoder model from the Hugging Face repository it names",
+    "--hf-file-v": "downloads the vocoder model file it names from Hugging Face",
 }
 ALLOWABLE = frozenset(RISKY)
 
@@ -100,6 +125,30 @@ NOT_GGUF: dict[str, str] = {
         "llama-server sets the KV cache's type with --cache-type-k and --cache-type-v (e.g. q8_0)"
     ),
 }
+
+
+#: Flags of llama-server that take no value (``common/arg.cpp`` handlers without one).
+_FLAGS = frozenset(
+    """
+    --metrics --slots --no-slots --props --jinja --no-jinja --mlock --no-mmap --cont-batching -cb
+    --no-cont-batching -nocb --context-shift --no-context-shift --no-kv-offload -nkvo --no-warmup
+    --embedding --embeddings --reranking --rerank --no-webui --verbose -v --log-verbose --offline
+    --log-disable --log-prefix --log-timestamps --check-tensors --lora-init-without-apply
+    --swa-full --no-perf --cpu-moe -cmoe --kv-unified -kvu --no-kv-unified --list-devices
+    """.split()
+)
+#: Options known to take exactly one value (each llama-server option takes a fixed number,
+#: most of them one; options left out are not refused after, whatever they take).
+_ONE_VALUE = frozenset(
+    """
+    -c --ctx-size -n --n-predict --predict -b --batch-size -ub --ubatch-size -np --parallel --temp
+    --top-k --top-p --min-p -s --seed -ctk --cache-type-k -ctv --cache-type-v -mm --mmproj -to
+    --timeout --threads-http --cache-reuse --chat-template --chat-template-file
+    --reasoning-format --reasoning-budget --rope-scaling --rope-freq-base --rope-freq-scale
+    --keep --grammar --grammar-file --json-schema --json-schema-file -md --model-draft
+    --ssl-key-file --ssl-cert-file
+    """.split()
+)
 
 
 @attrs.frozen
@@ -137,3 +186,12 @@ def _is_number(token: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+#: Values each option takes, for the positional check: the tables' options take one, but
+#: for the flags among them, and those whose handler was not read (left to take any).
+ARITY: dict[str, int | None] = {
+    **dict.fromkeys([*MANAGED, *RISKY, *NOT_GGUF, *_ONE_VALUE], 1),
+    **dict.fromkeys(_FLAGS, 0),
+    **dict.fromkeys(["--agent", "--ui-mcp-proxy", "--tools"], None),
+}

@@ -4,25 +4,51 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 
-from enginekit.args import code_loading_problems, find_options, managed_option_problems
+from enginekit.args import (
+    code_loading_problems,
+    find_options,
+    managed_option_problems,
+    positional_problems,
+    spelling,
+)
 from enginekit.model import Profile
 
-from enginekit_llamacpp.flags import CONFIG_KEY, MANAGED, NOT_GGUF, RISKY, SYNTAX
+from enginekit_llamacpp.flags import (
+    ARITY,
+    CONFIG_KEY,
+    MANAGED,
+    NOT_GGUF,
+    PRESET_SUFFIXES,
+    PRESET_WHY,
+    RISKY,
+    SYNTAX,
+)
 
 
 def profile_problems(profile: Profile, allowed: Collection[str]) -> list[str]:
     """What stops ``profile`` from running on llama-server; ``allowed`` is the site's allow_args."""
     where = f"profile {profile.name!r}"
     problems = [f"{where}: {p}" for p in _shape(profile)]
+    problems += positional_problems(profile.name, profile.args, SYNTAX, arity=ARITY, engine="llama-server")
     problems += managed_option_problems(profile.name, profile.args, MANAGED, SYNTAX)
+    problems += [f"{where}: args: {spelling(token)!r} {PRESET_WHY}" for token in _presets(profile)]
     problems += code_loading_problems(
         profile.name, profile.args, RISKY, allowed, SYNTAX, config_key=CONFIG_KEY
     )
     problems += [
-        f"{where}: args: {use.token!r} ({use.option}) does not apply to GGUF models; {NOT_GGUF[use.option]}"
+        f"{where}: args: {spelling(use.token)!r} ({use.option}) does not apply to GGUF models; "
+        f"{NOT_GGUF[use.option]}"
         for use in find_options(profile.args, NOT_GGUF, SYNTAX)
     ]
     return problems
+
+
+def _presets(profile: Profile) -> Iterator[str]:
+    # llama-server matches names exactly, so a preset is any long flag with its suffix.
+    for token in profile.args:
+        option = SYNTAX.normalise(token)
+        if option and option.startswith("--") and option.endswith(PRESET_SUFFIXES):
+            yield token
 
 
 def _shape(profile: Profile) -> Iterator[str]:

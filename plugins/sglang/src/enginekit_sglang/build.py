@@ -16,7 +16,12 @@ THREADS_ENV = "SGLANG_CPU_OMP_THREADS_BIND"
 
 
 def server_args(shard: ShardSpec) -> list[str]:
-    """Everything SGLang is told on its command line, the profile's arguments last."""
+    """Everything SGLang is told on its command line, the profile's arguments last.
+
+    ``--lora-paths`` takes every bare token after it until the next option: the adapters
+    come first and enginekit's own options end the list, the last of them taking exactly
+    one value, so nothing of the profile's can join it.
+    """
     profile = shard.profile
     args = [
         "--model-path",
@@ -28,12 +33,13 @@ def server_args(shard: ShardSpec) -> list[str]:
         str(shard.http_port),
         "--served-model-name",
         profile.model_name(),
-        # Full spellings: "--pp" is ambiguous to argparse (--pp-size, --pp-max-micro-batch-size…).
-        "--tp-size",
-        str(profile.tp),
-        "--pp-size",
-        str(profile.pipeline_degree),
     ]
+    if profile.adapters:
+        args += ["--enable-lora", "--lora-paths"]
+        args += [f"{adapter.name}={adapter.path}" for adapter in profile.adapters]
+    events = kv_events_config(shard)
+    if events:
+        args += ["--kv-events-config", events]
     if shard.is_multi_node():
         args += [
             "--nnodes",
@@ -48,12 +54,13 @@ def server_args(shard: ShardSpec) -> list[str]:
     # Prometheus is mounted at /metrics only with this flag (on workers too, on
     # their stub server), so the plan's metrics_path is real.
     args.append("--enable-metrics")
-    if profile.adapters:
-        args += ["--enable-lora", "--lora-paths"]
-        args += [f"{adapter.name}={adapter.path}" for adapter in profile.adapters]
-    events = kv_events_config(shard)
-    if events:
-        args += ["--kv-events-config", events]
+    args += [
+        # Full spellings: "--pp" is ambiguous to argparse (--pp-size, --pp-max-micro-batch-size…).
+        "--tp-size",
+        str(profile.tp),
+        "--pp-size",
+        str(profile.pipeline_degree),
+    ]
     return [*args, *profile.args]
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 
-from enginekit_sglang.flags import CODE_LOADING, TABLES_VERSION
+from enginekit_sglang.flags import ALLOWABLE, TABLES_VERSION
 
 _VERSION = re.compile(r"\d+(\.\d+){1,3}([a-z0-9.+-]*)\Z")
 
@@ -25,10 +25,10 @@ def _python(_instance: Any, _attribute: Any, value: str) -> None:
 def _allowed(_instance: Any, _attribute: Any, value: tuple[str, ...]) -> None:
     # Only canonical spellings: an allowance for "--trust-remote" would read as if it
     # allowed something, and match nothing.
-    unknown = [flag for flag in value if flag not in CODE_LOADING]
+    unknown = [flag for flag in value if flag not in ALLOWABLE]
     if unknown:
         raise ValueError(
-            f"allow_args: {unknown} are not options this plugin refuses; it knows {sorted(CODE_LOADING)}"
+            f"allow_args: {unknown} are not options this plugin refuses; it knows {sorted(ALLOWABLE)}"
         )
 
 
@@ -45,6 +45,6 @@ class SglangConfig:
     #: The SGLang release that interpreter runs. The flag and quantization tables are
     #: those of 0.5.23; another release is launched the same way, and the plan says so.
     version: str = attrs.field(default=TABLES_VERSION, validator=_version)
-    #: Code-loading options the site allows in profiles, canonical spelling only
-    #: (``"--trust-remote-code"``).
+    #: Options the site allows in profiles although they load code, write or read where
+    #: their value says, or reach other hosts; canonical spelling only (``"--trust-remote-code"``).
     allow_args: tuple[str, ...] = attrs.field(default=(), validator=_allowed)

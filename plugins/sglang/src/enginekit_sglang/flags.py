@@ -60,27 +60,107 @@ CODE_LOADING: dict[str, str] = {
     "--unified-cache-external-linker-config": "imports the linker_module_path its dynamic backend names",
     "--tool-server": "'demo' runs model-written Python; URLs send conversations to other hosts",
     "--config": "reads any option from a file enginekit cannot check",
+    "--trust-request-chat-template": "renders the chat templates API clients send",
+}
+
+#: Options that make SGLang write where their value says, as root, read what a host path
+#: or another host hands it, or send data to another host; refused unless the site
+#: config's ``allow_args`` names them. Read from the release's option fields
+#: (``arg_groups/fields/model.py``, ``serving.py``, ``observability.py``).
+HOST_ACCESS: dict[str, str] = {
+    "--download-dir": "downloads model weights into the directory it names, as root",
+    "--crash-dump-folder": "writes the last minutes of requests, prompts included, to the folder it names",
+    "--debug-tensor-dump-output-folder": "writes tensor dumps to the folder it names, as root",
+    "--debug-tensor-dump-input-file": "reads the input of a tensor dump from the file it names, as root",
+    "--export-metrics-to-file-dir": "writes per-request metrics files to the directory it names, as root",
+    "--log-requests-target": "writes request logs, prompts included, to the directories it names",
+    "--file-storage-path": "stores the files API clients upload under the path it names, as root",
+    "--msprobe-dump-config": "reads a dump configuration from the file it names and dumps where it says",
+    "--modelopt-checkpoint-restore-path": "restores the model from the checkpoint at the path it names",
+    "--modelopt-checkpoint-save-path": "writes a checkpoint to the path it names, as root",
+    "--modelopt-export-path": "writes the quantized model to the path it names, as root",
+    "--remote-instance-weight-loader-seed-instance-ip": "loads the weights from the host it names",
+    "--modelexpress-config": "loads the weights from the peer-to-peer service its JSON names",
+    "--otlp-traces-endpoint": "sends a trace of every request to the collector it names",
 }
 
 #: Every real 0.5.23 option that is a prefix of, or extends, one of the options above
-#: (found by comparing all 561 options of the release's parser). An exact option wins in
-#: argparse, so ``--model`` must not be read as an abbreviation of ``--model-path``, nor
-#: ``--ssl-keyfile`` as ``--ssl-keyfile-password``.
+#: (found by comparing all 561 options of the release's parser; ``--export-metrics-to-file``
+#: and ``--log-requests``, which stop just short of two host-reaching options, from its
+#: option fields). An exact option wins in argparse, so ``--model`` must not be read as an
+#: abbreviation of ``--model-path``, nor ``--ssl-keyfile`` as ``--ssl-keyfile-password``.
 NEIGHBOURS = frozenset(
     """
     --hicache-storage-backend --model-loader-extra-config --model-impl --model-config-parser
-    --modelopt-quant --modelopt-checkpoint-restore-path --modelopt-checkpoint-save-path
-    --modelopt-export-path --modelexpress-config --model-checksum --enable-lora-overlap-loading
+    --modelopt-quant --model-checksum --enable-lora-overlap-loading
     --enable-metrics-for-all-schedulers --sidecar-args --quantization --quantization-param-path
-    --watermark-config --ssl-keyfile
+    --watermark-config --ssl-keyfile --export-metrics-to-file --log-requests
     """.split()
 )
+
+#: What ``allow_args`` may name: the risks that are the site's to take.
+ALLOWABLE = frozenset(CODE_LOADING) | frozenset(HOST_ACCESS)
+
+#: Boolean options (``store_true``: SGLang registers every ``bool`` field so), which take
+#: no value. The fields read are those of the option modules named above.
+_FLAGS = frozenset(
+    """
+    --trust-remote-code --enable-custom-logit-processor --enable-metrics --enable-lora
+    --enable-mfu-metrics --enable-metrics-for-all-schedulers --enable-request-time-stats-logging
+    --enable-forward-pass-metrics --enable-trace --export-metrics-to-file --log-requests
+    --show-time-cost --is-embedding --quantize-and-serve --weight-loader-disable-mmap
+    --weight-loader-prefetch-checkpoints --delete-ckpt-after-loading --enable-response-store
+    --skip-tokenizer-init --smg-grpc-mode --grpc-mode --skip-server-warmup --enable-http2
+    --enable-ssl-refresh --trust-request-chat-template --enable-cache-report --return-input-ids
+    --return-output-ids --strip-thinking-cache --enable-strict-thinking --allow-auto-truncate
+    --stream-response-default-include-usage --incremental-streaming-output
+    --enable-streaming-session --constrained-json-disable-any-whitespace
+    --enable-dynamic-batch-tokenizer --enable-tokenizer-batch-encode
+    --disable-tokenizer-batch-decode --disable-radix-cache --disable-cuda-graph
+    --enable-torch-compile --enable-dp-attention --enable-mixed-chunk --disable-overlap-schedule
+    --enable-deterministic-inference --enable-hierarchical-cache --disable-custom-all-reduce
+    --enable-p2p-check --enable-memory-saver --enable-nan-detection --enable-two-batch-overlap
+    --enable-eplb --enable-priority-scheduling --enable-multimodal
+    """.split()
+)
+
+#: Options that take exactly one value. Options left out may take a list
+#: (``--lora-paths``, ``--lora-target-modules``, ``--cuda-graph-bs``, ``--log-requests-target``
+#: are ``nargs``) or an optional one, so nothing after them is taken for a positional.
+_ONE_VALUE = frozenset(
+    """
+    --model-path --model --host --port --tp-size --tensor-parallel-size --pp-size
+    --pipeline-parallel-size --dp-size --data-parallel-size --nnodes --node-rank --dist-init-addr
+    --nccl-init-addr --served-model-name --kv-events-config --device --nccl-port --grpc-port
+    --api-key --admin-api-key --ssl-keyfile-password --ssl-keyfile --ssl-certfile --ssl-ca-certs
+    --mem-fraction-static --context-length --max-running-requests --chunked-prefill-size
+    --max-prefill-tokens --max-total-tokens --dtype --quantization --kv-cache-dtype --random-seed
+    --attention-backend --sampling-backend --grammar-backend --chat-template --tokenizer-path
+    --tokenizer-mode --log-level --schedule-policy --load-format --revision --tool-call-parser
+    --reasoning-parser --stream-interval --max-lora-rank --max-loras-per-batch --lora-backend
+    --json-model-override-args --watermark-config --model-loader-extra-config --modelopt-quant
+    --quantization-param-path --tool-server --sidecar --sidecar-args --forward-hooks --config
+    --hicache-storage-backend --hicache-storage-backend-extra-config
+    --unified-cache-external-linker-config
+    """.split()
+)
+
+#: Values each option takes, for the positional check.
+ARITY: dict[str, int | None] = {
+    **dict.fromkeys(_ONE_VALUE | (frozenset(HOST_ACCESS) - {"--log-requests-target"}), 1),
+    **dict.fromkeys(_FLAGS, 0),
+}
 
 #: How SGLang's parser reads options: plain argparse, so ``--flag=value`` and unique
 #: prefixes work (``--tp`` is ``--tp-size``), underscores do not (``--tp_size`` is an
 #: unrecognized argument), and there are no short aliases or dotted keys.
 SYNTAX = ArgSyntax(
-    known=frozenset(MANAGED) | frozenset(SECRETS) | frozenset(CODE_LOADING) | NEIGHBOURS,
+    known=frozenset(MANAGED)
+    | frozenset(SECRETS)
+    | frozenset(CODE_LOADING)
+    | frozenset(HOST_ACCESS)
+    | NEIGHBOURS
+    | frozenset(ARITY),
     underscores=False,
     abbreviations=True,
     dotted=False,

@@ -54,16 +54,13 @@ class SglangEngine:
         on a leader that is not there yet.
         """
         profile = shard.profile
-        # validate() normally ran already; a caller that skipped it must not get a
-        # command that smuggles a managed or code-loading option past the policy.
-        problems = arg_problems(profile, self.config.allow_args) + served_name_problems(profile)
+        # The profile's own checks ran before this hook (the core runs validate first);
+        # what is left depends on the shard: a method without a CUDA kernel on a GPU shard.
         method = quantization_of(profile.args, SYNTAX)
         if method in NOT_ON_CUDA and not shard.on_cpu():
-            problems.append(
+            raise EngineError(
                 f"profile {profile.name!r}: args: --quantization {method!r}: {NOT_ON_CUDA[method]}"
             )
-        if problems:
-            raise EngineError("; ".join(problems))
         secret = {"--api-key": KEY_ENV} if shard.api_key else None
         env = server_env(shard)
         return [

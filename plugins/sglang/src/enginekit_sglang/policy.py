@@ -9,13 +9,16 @@ from enginekit.args import (
     find_options,
     managed_option_problems,
     option_values,
+    positional_problems,
     spelling,
 )
 from enginekit.checks import quantization_of, require_compute_capability
 from enginekit.model import GPUInfo, Profile
 
 from enginekit_sglang.flags import (
+    ARITY,
     CODE_LOADING,
+    HOST_ACCESS,
     MANAGED,
     NOT_ON_CUDA,
     QUANTIZATION_CHOICES,
@@ -30,11 +33,13 @@ ALLOW_KEY = "engines.sglang.allow_args"
 def arg_problems(profile: Profile, allowed: Collection[str]) -> list[str]:
     """What is wrong with the profile's pass-through arguments, read as SGLang's parser reads them."""
     name, args = profile.name, profile.args
+    risky = {**CODE_LOADING, **HOST_ACCESS}
     return [
+        *positional_problems(name, args, SYNTAX, arity=ARITY, engine="SGLang"),
         *_underscores(name, args),
         *_secrets(name, args),
         *managed_option_problems(name, args, MANAGED, SYNTAX),
-        *code_loading_problems(name, args, CODE_LOADING, allowed, SYNTAX, config_key=ALLOW_KEY),
+        *code_loading_problems(name, args, risky, allowed, SYNTAX, config_key=ALLOW_KEY),
     ]
 
 

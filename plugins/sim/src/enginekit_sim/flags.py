@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 from collections.abc import Collection, Sequence
 
-from enginekit.args import ArgSyntax, code_loading_problems, find_options, managed_option_problems, spelling
+from enginekit.args import (
+    ArgSyntax,
+    code_loading_problems,
+    find_options,
+    managed_option_problems,
+    positional_problems,
+    spelling,
+)
 
-from enginekit_sim.cli import ArgsError, build_parser, option_spellings
+from enginekit_sim.cli import SERVE_OPTIONS, ArgsError, build_parser, option_spellings
 
 #: Options enginekit sets from the shard spec: a profile giving them would win over the
 #: spec (argparse keeps the last value), so each is refused with the field to use.
@@ -53,9 +61,26 @@ KNOWN, ALIASES = _serve_options()
 SYNTAX = ArgSyntax(known=KNOWN | set(SECRETS), aliases=ALIASES, underscores=False, abbreviations=False)
 
 
+def _arity() -> dict[str, int | None]:
+    arity: dict[str, int | None] = {"--help": 0}
+    for names, keywords in SERVE_OPTIONS:
+        action, nargs = keywords.get("action"), keywords.get("nargs")
+        # store_true and BooleanOptionalAction (and its --no- twin) take no value; a
+        # list (nargs "+") takes any number; the rest, "append" included, one per use.
+        takes = 0 if action is not None and action != "append" else None if nargs else 1
+        arity[names[-1]] = takes
+        if action is argparse.BooleanOptionalAction:
+            arity["--no-" + names[-1][2:]] = 0
+    return arity
+
+
+ARITY = _arity()
+
+
 def problems(name: str, args: Sequence[str], allowed: Collection[str]) -> list[str]:
     """Every reason the simulator refuses ``args`` of profile ``name``, all at once."""
-    found = managed_option_problems(name, args, MANAGED, SYNTAX)
+    found = positional_problems(name, args, SYNTAX, arity=ARITY, engine="the simulated engine")
+    found += managed_option_problems(name, args, MANAGED, SYNTAX)
     found += [
         f"profile {name!r}: args: {spelling(use.token)!r} sets {use.option}; {SECRETS[use.option]}"
         for use in find_options(args, SECRETS, SYNTAX)

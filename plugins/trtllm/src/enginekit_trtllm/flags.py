@@ -76,7 +76,19 @@ RISKY: dict[str, str] = {
     "--disagg_cluster_uri": "registers this server with the disaggregated cluster it names",
     "--metadata_server_config_file": "registers this server with the metadata server a file names",
     "--otlp_traces_endpoint": "sends request traces to the endpoint it names",
+    "--allow_request_chat_template": "renders the Jinja chat templates API clients send",
 }
+
+#: The ``serve`` options that are Click flags (``is_flag`` in the CLI reference) and take
+#: no value; every other option takes exactly one (a ``multiple`` one, one per use).
+FLAGS = frozenset(
+    """
+    --allow_request_chat_template --enable_attention_dp --enable_chunked_prefill
+    --enable_visual_gen --fail_fast_on_attention_window_too_large --grpc --telemetry
+    --no-telemetry --trust_remote_code
+    """.split()
+)
+ARITY: dict[str, int | None] = {option: 0 if option in FLAGS else 1 for option in KNOWN}
 
 #: Secrets never go in arguments: any local user can read a command line.
 SECRET_SPELLINGS = frozenset({"--api_key", "--api-key", "--apikey"})

@@ -14,8 +14,7 @@ from enginekit.ncclenv import placement_env
 from enginekit_trtllm.config import TrtllmConfig, at_least
 from enginekit_trtllm.flags import MODULE, OPTIONS_FLAG, SERVED_NAME_SINCE, SUBCOMMAND
 from enginekit_trtllm.options import OPTIONS_ENV, OPTIONS_FILENAME, options_document, options_text
-from enginekit_trtllm.validation import MULTI_NODE_REASON, arg_problems, problems
-from enginekit_trtllm.validation import served_name_problem as _served_name_problem
+from enginekit_trtllm.validation import MULTI_NODE_REASON, problems
 
 HOW_TO_ENABLE = (
     "the agent does not install TensorRT-LLM; name the interpreter it is installed in, in the "
@@ -98,12 +97,13 @@ class TrtllmEngine:
                 f"with an engine that enforces keys, or accept the risk for this node with "
                 f"[engines.trtllm] allow_unauthenticated = true"
             )
-        # validate() says all this first in a plan; checked again for a caller that skips it.
-        found = arg_problems(shard.profile, self.config)
-        served = _served_name_problem(shard.profile, self.config)
-        found += [served] if served else []
-        if found:
-            raise EngineError("; ".join(found))
+        if shard.profile.model_path.startswith("-"):
+            # The one path given as a positional argument: Click would read it as an option
+            # (the core's checks refuse it first; this hook never builds such a line).
+            raise EngineError(
+                f"{where}: model_path {shard.profile.model_path!r} starts with '-', which "
+                f"trtllm-serve would read as an option"
+            )
 
     @hookimpl
     def metrics_path(self) -> str:

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from enginekit.args import code_loading_problems, managed_option_problems, spelling
+from enginekit.args import (
+    code_loading_problems,
+    managed_option_problems,
+    positional_problems,
+    spelling,
+)
 from enginekit.model import GPUInfo, Profile
 
 from enginekit_trtllm.config import TrtllmConfig, at_least
 from enginekit_trtllm.flags import (
+    ARITY,
     KNOWN,
     MANAGED,
     RISKY,
@@ -69,7 +75,8 @@ def served_name_problem(profile: Profile, config: TrtllmConfig) -> str | None:
 def arg_problems(profile: Profile, config: TrtllmConfig) -> list[str]:
     """Pass-through arguments trtllm-serve would not accept, or that enginekit must refuse."""
     name, args = profile.name, profile.args
-    found = managed_option_problems(name, args, MANAGED, SYNTAX)
+    found = positional_problems(name, args, SYNTAX, arity=ARITY, engine="trtllm-serve")
+    found += managed_option_problems(name, args, MANAGED, SYNTAX)
     found += code_loading_problems(
         name, args, RISKY, config.allow_args, SYNTAX, config_key="[engines.trtllm] allow_args"
     )

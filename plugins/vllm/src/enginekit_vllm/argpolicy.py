@@ -11,12 +11,13 @@ from enginekit.args import (
     code_loading_problems,
     find_options,
     managed_option_problems,
+    positional_problems,
     spelling,
 )
 from enginekit.checks import quantization_of
 
-from enginekit_vllm.flags import CODE_KEYS, CODE_LOADING, MANAGED, SECRETS
-from enginekit_vllm.known import KNOWN_OPTIONS, short_aliases
+from enginekit_vllm.flags import CODE_KEYS, CODE_LOADING, HOST_ACCESS, MANAGED, PATH_KEYS, SECRETS
+from enginekit_vllm.known import KNOWN_OPTIONS, option_arity, short_aliases
 
 CONFIG_KEY = "engines.vllm.allow_args"
 
@@ -25,21 +26,33 @@ CONFIG_KEY = "engines.vllm.allow_args"
 #: single-dash spellings (``-tp``), which argparse abbreviates too. Every flag of the
 #: tables is known even where 0.34.0 lacks it, so an older release's flag is caught.
 SYNTAX = ArgSyntax(
-    known=KNOWN_OPTIONS | set(MANAGED) | set(CODE_LOADING) | set(CODE_KEYS) | set(SECRETS),
+    known=KNOWN_OPTIONS
+    | set(MANAGED)
+    | set(CODE_LOADING)
+    | set(CODE_KEYS)
+    | set(HOST_ACCESS)
+    | set(PATH_KEYS)
+    | set(SECRETS),
     aliases=short_aliases(),
     underscores=True,
     abbreviations=True,
     dotted=True,
 )
+ARITY = option_arity()
+#: In older releases (0.11 among them) ``-O`` spelled ``--compilation-config``:
+#: ``-O.cache_dir /x`` and ``-O '{"cache_dir": "/x"}'`` set its keys there.
+_OLD_COMPILATION = "-O"
 
 
 def arg_problems(profile_name: str, args: Sequence[str], allowed: Collection[str]) -> list[str]:
     """Every pass-through argument vLLM must not get, one sentence each."""
-    problems = managed_option_problems(profile_name, args, MANAGED, SYNTAX)
+    problems = positional_problems(profile_name, args, SYNTAX, arity=ARITY, engine="vLLM")
+    problems += managed_option_problems(profile_name, args, MANAGED, SYNTAX)
     problems += code_loading_problems(
-        profile_name, args, CODE_LOADING, allowed, SYNTAX, config_key=CONFIG_KEY
+        profile_name, args, {**CODE_LOADING, **HOST_ACCESS}, allowed, SYNTAX, config_key=CONFIG_KEY
     )
     problems += _code_key_problems(profile_name, args, allowed)
+    problems += _path_key_problems(profile_name, args, allowed)
     problems += _secret_problems(profile_name, args)
     return problems
 
@@ -51,12 +64,37 @@ def quantization(args: Sequence[str]) -> str:
 
 def _code_key_problems(profile_name: str, args: Sequence[str], allowed: Collection[str]) -> list[str]:
     return [
-        f"profile {profile_name!r}: args: {spelling(use.token)!r} ({use.option}) sets "
-        f"{CODE_KEYS[use.option]}, which imports the code it names; refused unless the site "
-        f'allows it ({CONFIG_KEY} = ["{use.option}"])'
-        for use in find_options(args, CODE_KEYS, SYNTAX)
-        if use.option not in allowed and _sets_key(use, CODE_KEYS[use.option])
+        f"profile {profile_name!r}: args: {spelling(use.token)!r} ({option}) sets "
+        f"{CODE_KEYS[option]}, which imports the code it names; refused unless the site "
+        f'allows it ({CONFIG_KEY} = ["{option}"])'
+        for use, option in _json_uses(args, CODE_KEYS)
+        if option not in allowed and _sets_key(use, CODE_KEYS[option])
     ]
+
+
+def _path_key_problems(profile_name: str, args: Sequence[str], allowed: Collection[str]) -> list[str]:
+    return [
+        f"profile {profile_name!r}: args: {spelling(use.token)!r} ({option}) sets {key}, "
+        f'{why}, as root; refused unless the site allows it ({CONFIG_KEY} = ["{option}"])'
+        for use, option in _json_uses(args, PATH_KEYS)
+        if option not in allowed
+        for key, why in PATH_KEYS[option].items()
+        if _sets_key(use, key)
+    ]
+
+
+def _json_uses(args: Sequence[str], options: Collection[str]) -> Iterator[tuple[OptionUse, str]]:
+    """Each use of one of the JSON ``options``, with the option it sets.
+
+    ``-O`` counts as ``--compilation-config`` too: it was that option's short form
+    before ``--optimization-level`` took it over.
+    """
+    for use in find_options(args, options, SYNTAX):
+        yield use, use.option
+    if "--compilation-config" in options:
+        for use in find_options(args, {"--optimization-level"}, SYNTAX):
+            if spelling(use.token).startswith(_OLD_COMPILATION):
+                yield use, "--compilation-config"
 
 
 def _sets_key(use: OptionUse, key: str) -> bool:
@@ -64,6 +102,9 @@ def _sets_key(use: OptionUse, key: str) -> bool:
     if "." in head:
         # ``--kv-transfer-config.kv_connector_module_path x``; ``+`` appends to a list.
         return _key(head.split(".")[1]) == key
+    if head.startswith(_OLD_COMPILATION) and head != _OLD_COMPILATION:
+        # ``-O3``: a level, never a key (as find_options reads it, the value would be "3").
+        return False
     if use.value is None:
         return False
     try:

@@ -63,7 +63,8 @@ class VllmConfig:
     #: node keeps its own NCCL settings (under Ray, vLLM copies the server's ``NCCL_*`` and
     #: ``VLLM_*`` variables to every worker). It needs vLLM 0.11.1 or newer.
     multinode: str = attrs.field(default="native", validator=_check_multinode)
-    #: Code-loading flags the site allows in profiles, in canonical spelling.
+    #: Flags the site allows in profiles although they load code, write where their value
+    #: says or reach other hosts (see ``flags.ALLOWABLE``), in canonical spelling.
     allow_args: tuple[str, ...] = attrs.field(default=(), validator=_check_allow)
 
     @property

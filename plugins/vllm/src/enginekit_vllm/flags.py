@@ -1,4 +1,4 @@
-"""The flags pass-through arguments may not set, and why: enginekit's own, code-loading ones, secrets."""
+"""The flags pass-through arguments may not set, and why: enginekit's own, risky ones, secrets."""
 
 from __future__ import annotations
 
@@ -82,6 +82,27 @@ CODE_KEYS: Mapping[str, str] = {
     "--logging-config": "pylogging_config_file",
 }
 
+#: Flags that make vLLM write where their value says, as root, or reach another host.
+#: Refused unless the node config's ``allow_args`` names them. Sources: vLLM 0.34.0
+#: ``config/load.py``, ``config/observability.py``, ``config/multimodal.py``.
+HOST_ACCESS: Mapping[str, str] = {
+    "--download-dir": "downloads model weights into the directory it names, as root",
+    "--otlp-traces-endpoint": "sends a trace of every request to the collector it names",
+    "--mm-encoder-fp8-scale-save-path": "writes a scales file to the path it names, as root",
+}
+
+#: JSON flags some keys of which name a place vLLM writes to, as root: refused only when
+#: such a key is set, unless ``allow_args`` names the flag (which allows all its keys).
+PATH_KEYS: Mapping[str, Mapping[str, str]] = {
+    "--compilation-config": {
+        "cache_dir": "the directory compiled graphs are written to",
+        "debug_dump_path": "the directory compilation debug dumps are written to",
+    },
+    "--profiler-config": {
+        "torch_profiler_dir": "the directory profiler traces are written to",
+    },
+}
+
 #: Flags that carry a secret, mapped to (refused even without a value?, what to do instead).
 #: A command line is readable by every local user; the value is never echoed back.
 SECRETS: Mapping[str, tuple[bool, str]] = {
@@ -97,4 +118,6 @@ SECRETS: Mapping[str, tuple[bool, str]] = {
 }
 
 #: What ``allow_args`` may name: only flags whose risk is the site's to take.
-ALLOWABLE: frozenset[str] = frozenset(CODE_LOADING) | frozenset(CODE_KEYS)
+ALLOWABLE: frozenset[str] = (
+    frozenset(CODE_LOADING) | frozenset(CODE_KEYS) | frozenset(HOST_ACCESS) | frozenset(PATH_KEYS)
+)

@@ -182,3 +182,57 @@ def short_aliases(short: Mapping[str, str] = SHORT_OPTIONS) -> dict[str, str]:
             if prefix not in short and len(starts) == 1:
                 aliases[prefix] = long
     return aliases
+
+
+#: Boolean options without a ``--no-x`` or ``--enable-x``/``--disable-x`` twin in the list
+#: above to show it: every boolean of vLLM is a flag (``store_true`` or
+#: ``BooleanOptionalAction``), in 0.34.0 and in the older releases read.
+_MORE_FLAGS = frozenset(
+    """
+    --headless --grpc --help --disable-log-stats --enable-prefix-caching --enable-chunked-prefill
+    --disable-log-requests --enable-log-requests --enable-log-outputs --enforce-eager
+    --trust-remote-code --skip-tokenizer-init --enable-lora --disable-lora --enable-auto-tool-choice
+    """.split()
+)
+
+#: Options known to take exactly one value: every JSON config option, and the scalar
+#: options profiles use most. The rest may be a list (``nargs="+"``: ``--served-model-name``,
+#: ``--api-key``, ``--lora-modules``, ``--cudagraph-capture-sizes``…), so nothing after them
+#: is taken for a positional argument.
+_ONE_VALUE = frozenset(
+    """
+    --max-model-len --gpu-memory-utilization --dtype --quantization --kv-cache-dtype --seed
+    --max-num-seqs --max-num-batched-tokens --block-size --tokenizer --tokenizer-mode --revision
+    --code-revision --tokenizer-revision --load-format --max-lora-rank --max-cpu-loras
+    --max-loras --lora-dtype --max-logprobs --chat-template --chat-template-content-format
+    --tool-call-parser --reasoning-parser --optimization-level --cpu-offload-gb
+    --kv-cache-memory-bytes --uvicorn-log-level --generation-config --max-parallel-loading-workers
+    --hf-overrides --limit-mm-per-prompt --mm-processor-kwargs --override-generation-config
+    --default-chat-template-kwargs --hf-config-path --download-dir --response-role --root-path
+    --host --port --model --tensor-parallel-size --pipeline-parallel-size --data-parallel-size
+    --scheduling-policy --model-impl --runner --convert --attention-backend
+    --otlp-traces-endpoint --ssl-keyfile --ssl-certfile --ssl-ca-certs --log-config-file
+    --allowed-local-media-path --worker-cls --worker-extension-cls --scheduler-cls
+    --tool-parser-plugin --reasoning-parser-plugin --middleware --distributed-executor-backend
+    --nnodes --node-rank --master-addr --master-port --num-gpu-blocks-override
+    --max-cudagraph-capture-size --long-prefill-token-threshold --api-server-count --uds
+    --mm-encoder-fp8-scale-path --mm-encoder-fp8-scale-save-path --model-loader-extra-config
+    --allowed-origins --allowed-methods --allowed-headers --tool-server --config
+    """.split()
+)
+
+
+def option_arity(known: frozenset[str] = KNOWN_OPTIONS) -> dict[str, int | None]:
+    """How many values each option of ``known`` takes (0 or 1); options left out may take several."""
+    flags = set(_MORE_FLAGS)
+    for option in known:
+        # argparse's BooleanOptionalAction adds --no-x to --x; vLLM's own pair is
+        # --enable-x/--disable-x. Neither form takes a value.
+        if option.startswith("--no-") and "--" + option[5:] in known:
+            flags |= {option, "--" + option[5:]}
+        if option.startswith("--enable-") and "--disable-" + option[9:] in known:
+            flags |= {option, "--disable-" + option[9:]}
+    arity: dict[str, int | None] = dict.fromkeys(_ONE_VALUE, 1)
+    arity.update(dict.fromkeys((o for o in known if o.endswith("-config")), 1))
+    arity.update(dict.fromkeys(flags, 0))
+    return arity

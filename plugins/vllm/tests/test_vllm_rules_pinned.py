@@ -1,0 +1,220 @@
+"""vLLM launch and argument rules, each pinned with the reason it exists (issue 17's survivors).
+
+The refused-flag tables hold their OWN copy of each code-loading flag, code-naming JSON
+key and secret flag, with the reason: a test iterating ``flags.CODE_LOADING`` cannot
+notice an entry disappearing from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+from enginekit.errors import EngineError
+from enginekit.testing import engine_for
+from enginekit_vllm import VllmConfig, VllmEngine
+from enginekit_vllm.argpolicy import SYNTAX, arg_problems
+from enginekit_vllm.flags import CODE_KEYS, CODE_LOADING, SECRETS
+from enginekit_vllm.launch import build
+from vllm_specs import profile, single
+
+GPU_UUIDS = tuple(f"GPU-8932f937-d72c-4106-c12f-20bd9faed9f{i}" for i in range(8))
+
+
+def problems(args: Sequence[str], allowed: Sequence[str] = ()) -> list[str]:
+    return arg_problems("p", list(args), allowed)
+
+
+# --- launch: which releases take GPU UUIDs -----------------------------------------------------
+
+
+@pytest.mark.parametrize("version", ["0.24.0", "0.24.1", "0.25.0", "0.34.0", "1.0.0"])
+def test_whole_gpus_by_uuid_run_from_0_24_0_on(version: str) -> None:
+    # 0.24.0 is the first release that resolves a non-integer CUDA_VISIBLE_DEVICES entry.
+    (command,) = build(VllmConfig(version=version), single(gpu_uuids=GPU_UUIDS), None)
+    assert command.env["CUDA_VISIBLE_DEVICES"] == ",".join(GPU_UUIDS)
+
+
+@pytest.mark.parametrize("version", ["0.23.0", "0.23.9", "0.23.9.9", "0.11.1"])
+def test_whole_gpus_by_uuid_are_refused_before_0_24_0(version: str) -> None:
+    # Those releases int() every entry and stop at start-up: refuse before launching.
+    with pytest.raises(EngineError) as err:
+        build(VllmConfig(version=version), single(gpu_uuids=GPU_UUIDS), None)
+    assert str(err.value) == (
+        f"shard r-7f3a-0: gpu_uuids: vLLM {version} reads every CUDA_VISIBLE_DEVICES entry with "
+        "int() and stops at start-up on a UUID (fixed in 0.24.0); name the GPUs by gpu_indices alone"
+    )
+
+
+def test_gpu_indices_alone_run_on_any_release() -> None:
+    (command,) = build(VllmConfig(version="0.11.1"), single(), None)
+    assert command.env["CUDA_VISIBLE_DEVICES"] == "0,1,2,3,4,5,6,7"
+
+
+# --- launch: CPU shards and their OpenMP pool ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("threads", "per_node", "expected"),
+    [(1, 2, "1"), (3, 2, "1"), (1, 4, "1"), (4, 2, "2"), (16, 1, "16"), (7, 2, "3")],
+)
+def test_a_cpu_shards_openmp_pool_is_its_share_of_the_reserved_cores_and_never_zero(
+    threads: int, per_node: int, expected: str
+) -> None:
+    # OMP_NUM_THREADS=0 is not "automatic": OpenMP rejects it and falls back to every core
+    # of the node, whoever else placement put there.
+    cpu = profile(tp=per_node, gpus_per_node=per_node, args=())
+    (command,) = build(VllmConfig(), single(gpu_indices=(), threads=threads, profile=cpu), None)
+    assert command.env["OMP_NUM_THREADS"] == expected
+    assert command.env["VLLM_CPU_OMP_THREADS_BIND"] == "nobind"
+
+
+def test_a_cpu_shard_without_reserved_cores_leaves_openmp_to_vllm() -> None:
+    (command,) = build(VllmConfig(), single(gpu_indices=(), threads=0, profile=profile(tp=1, args=())), None)
+    assert "OMP_NUM_THREADS" not in command.env
+    assert "VLLM_CPU_OMP_THREADS_BIND" not in command.env
+    assert command.env["VLLM_TARGET_DEVICE"] == "cpu"
+
+
+# --- argpolicy: a code-naming JSON key, however it is spelled ------------------------------------
+
+KV = "--kv-transfer-config"
+KV_KEY = "kv_connector_module_path"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        # vLLM's reader takes 80m (not JSON), and decodes \u escapes in keys: the key is there.
+        [KV, '{"cpu_bytes_to_use": 80m, "kv_connector_module\\u005fpath": "evil"}'],
+        [KV, '{"kv_connector_module\\u005fpath": evil}'],
+        [f'{KV}={{"kv_\\u0063onnector_module_path": evil.mod}}'],
+    ],
+)
+def test_a_u_escaped_key_in_a_value_vllm_reads_but_json_does_not_is_refused(args: list[str]) -> None:
+    (problem,) = problems(args)
+    assert f"({KV}) sets {KV_KEY}, which imports the code it names" in problem
+    assert problems(args, [KV]) == []
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        f"{KV}.{KV_KEY}+",  # '+' appends to a list key: still the key
+        f"{KV}.kv-connector-module-path",
+        "--kv_transfer_config.kv_connector_module_path+",
+        f"{KV}.{KV_KEY}+=evil",
+    ],
+)
+def test_a_dotted_code_naming_key_is_refused_however_it_is_spelled(token: str) -> None:
+    args = [token] if "=" in token else [token, "evil.Connector"]
+    (problem,) = problems(args)
+    assert f"({KV}) sets {KV_KEY}, which imports the code it names" in problem
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [f"{KV}.kv_connector", "NixlConnector"],
+        [f"{KV}.kv_role+", "kv_both"],
+        [KV, '{"kv_connector": "NixlConnector", "cpu_bytes_to_use": 80m}'],
+        [KV, '{"kv_connector": "Nixl\\u0043onnector"}'],
+    ],
+)
+def test_other_keys_of_a_code_naming_flag_pass(args: list[str]) -> None:
+    # Only a non-JSON value with an escape is refused on suspicion; valid JSON is decoded.
+    assert problems(args) == []
+
+
+# --- the refused-flag tables, with reasons ---------------------------------------------------------
+
+#: (flag, why a profile may not pass it unless the site allows it)
+CODE_LOADING_ROWS: tuple[tuple[str, str], ...] = (
+    ("--trust-remote-code", "runs the Python shipped in the model repository, as root"),
+    ("--worker-cls", "imports the worker class its value names"),
+    ("--worker-extension-cls", "imports the worker extension class its value names"),
+    ("--scheduler-cls", "imports the scheduler class its value names"),
+    ("--middleware", "imports the ASGI middleware its value names"),
+    ("--tool-parser-plugin", "imports the Python file its value names"),
+    ("--reasoning-parser-plugin", "imports the Python file its value names"),
+    ("--logits-processors", "imports the logits processor classes its value names"),
+    ("--model-class-overrides", "registers the module:class its value names as the model"),
+    ("--log-config-file", "a logging dictConfig can import any callable"),
+    ("--config", "reads options, refused ones included, from a YAML file enginekit never sees"),
+    ("--trust-request-chat-template", "renders Jinja chat templates API clients send"),
+    ("--allowed-local-media-path", "lets API clients read the server's files under that path"),
+    ("--tool-server", "connects the model to tool servers; 'demo' runs model-generated code"),
+)
+
+#: (JSON flag, the key of it that names code to import)
+CODE_KEY_ROWS: tuple[tuple[str, str, str], ...] = (
+    ("--kv-transfer-config", "kv_connector_module_path", "imports the KV connector module it names"),
+    (
+        "--ec-transfer-config",
+        "ec_connector_module_path",
+        "imports the encoder-cache connector module it names",
+    ),
+    ("--ec-manager-config", "encoder_cache_manager_cls", "imports the encoder-cache manager class it names"),
+    ("--compilation-config", "backend", "a dotted backend name is imported as the torch.compile backend"),
+    ("--logging-config", "pylogging_config_file", "a logging dictConfig file can import any callable"),
+)
+
+#: (flag, refused even bare?, why)
+SECRET_ROWS: tuple[tuple[str, bool, str], ...] = (
+    ("--api-key", True, "the key would be in argv, which every local user reads; it goes in VLLM_API_KEY"),
+    ("--hf-token", False, "a token value in argv is published; a bare --hf-token uses the node's own"),
+)
+
+
+@pytest.mark.parametrize(("flag", "reason"), CODE_LOADING_ROWS, ids=[row[0] for row in CODE_LOADING_ROWS])
+def test_every_code_loading_flag_is_refused_unless_the_site_allows_it(flag: str, reason: str) -> None:
+    for token in (flag, "--" + flag[2:].replace("-", "_"), flag[:-1]):
+        found = problems([token])
+        assert any(f"({flag})" in p and "refused unless the site allows it" in p for p in found), (
+            f"{token} is no longer refused: it {reason}"
+        )
+    assert problems([flag], [flag]) == [], f"allow_args = [{flag!r}] must open it"
+
+
+@pytest.mark.parametrize(("flag", "key", "reason"), CODE_KEY_ROWS, ids=[row[0] for row in CODE_KEY_ROWS])
+def test_every_code_naming_json_key_is_refused_unless_the_site_allows_its_flag(
+    flag: str, key: str, reason: str
+) -> None:
+    for args in ([f"{flag}.{key}", "evil.x"], [flag, f'{{"{key}": "evil.x"}}']):
+        found = problems(args)
+        assert any(f"({flag}) sets {key}, which imports the code it names" in p for p in found), (
+            f"{' '.join(args)} is no longer refused: {flag}'s {key} {reason}"
+        )
+        assert problems(args, [flag]) == []
+
+
+@pytest.mark.parametrize(("flag", "bare", "reason"), SECRET_ROWS, ids=[row[0] for row in SECRET_ROWS])
+def test_every_secret_flag_with_a_value_is_refused_and_its_value_never_echoed(
+    flag: str, bare: bool, reason: str
+) -> None:
+    found = problems([f"{flag}=sk-not-shown-3f9c"])
+    assert any(f"{flag} puts a secret on the command line" in p for p in found), (
+        f"{flag}=… is accepted: {reason}"
+    )
+    assert not any("sk-not-shown" in p for p in found)
+    assert bool(problems([flag])) is bare, f"bare {flag}: {reason}"
+
+
+def test_every_refused_flag_has_a_row_with_its_reason_here() -> None:
+    missing = (
+        sorted(set(CODE_LOADING) - {row[0] for row in CODE_LOADING_ROWS})
+        + sorted(f"{f}.{k}" for f, k in CODE_KEYS.items() if (f, k) not in {r[:2] for r in CODE_KEY_ROWS})
+        + sorted(set(SECRETS) - {row[0] for row in SECRET_ROWS})
+    )
+    assert not missing, f"refused flags without a row (and a reason) in this file: {missing}"
+
+
+def test_every_refused_flag_is_a_known_option_so_its_prefixes_are_caught() -> None:
+    for flag in (*CODE_LOADING, *CODE_KEYS, *SECRETS):
+        assert flag in SYNTAX.known, flag
+
+
+def test_the_plugin_refuses_what_the_tables_refuse_through_validate() -> None:
+    engine = engine_for(VllmEngine(), "vllm")
+    found = engine.validate(profile(tp=1, args=("--trust-remote-code",)))
+    assert any("(--trust-remote-code)" in p for p in found)
