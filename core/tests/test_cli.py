@@ -82,12 +82,20 @@ def test_render_json(spec: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_env_shows_the_shared_environment(spec: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "env", str(spec))
     assert code == 0
-    assert out.splitlines()[:2] == ["export CUDA_DEVICE_ORDER=PCI_BUS_ID", "export CUDA_VISIBLE_DEVICES=0,1"]
-    code, out, _ = run(capsys, "env", str(spec), "--format", "dotenv")
+    assert out.splitlines()[:4] == [
+        "# note: fake engines serve nothing",
+        "# FAKE_API_KEY: a secret, left out (--show-secrets includes it)",
+        "export CUDA_DEVICE_ORDER=PCI_BUS_ID",
+        "export CUDA_VISIBLE_DEVICES=0,1",
+    ]
+    assert KEY not in out
+    code, out, _ = run(capsys, "env", str(spec), "--format", "dotenv", "--show-secrets")
     assert code == 0
     assert out.splitlines() == [
+        "# note: fake engines serve nothing",
         "CUDA_DEVICE_ORDER=PCI_BUS_ID",
         "CUDA_VISIBLE_DEVICES=0,1",
+        f"FAKE_API_KEY={KEY}",
         "GLOO_SOCKET_IFNAME=eth0",
         "NCCL_DEBUG=WARN",
         "NCCL_IB_DISABLE=0",

@@ -18,7 +18,7 @@ from pathlib import Path
 import attrs
 import pytest
 from enginekit import EngineError, Profile, ShardSpec, SpecError
-from enginekit.cli import EXIT_CLOSED_PIPE, main
+from enginekit.cli import ENV_FORMATS, EXIT_CLOSED_PIPE, main
 from enginekit.convert import MAX_DOCUMENT_BYTES, MAX_NESTING, structure
 from enginekit.testing import engine_for
 from hypothesis import HealthCheck, given, settings
@@ -679,3 +679,324 @@ def test_no_hostile_string_gives_a_traceback_or_echoes_the_key(
         assert code in (0, 1, 2)
         assert "Traceback" not in err
         assert KEY not in out + err
+
+
+# --- Found by a hostile review: each was a leak, a traceback or a wrong acceptance -------------
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"http_port": KEY},
+        {"gid_index": KEY, "hcas": ["mlx5_0"]},
+        {"leader_addr": KEY},
+        {"mgmt_interface": KEY},
+        {"hcas": [KEY]},
+        {"gpu_uuids": [KEY]},
+        {KEY: 1},
+        {"profile": {"tp": KEY}},
+        {"profile": {"model_path": f"-{KEY}"}},
+        {"profile": {"engine": KEY}},
+        {"profile": {"args": [f"--api-key={KEY}"]}},
+        {"profile": {"env": {KEY: "x"}}},
+        {"profile": {"adapters": [{"name": KEY, "path": f"-{KEY}"}]}},
+        {"profile": {"served_model_name": f"{KEY}\n"}},
+    ],
+    ids=lambda changes: "-".join(str(k)[:12] for k in changes),
+)
+def test_a_key_pasted_into_another_field_is_never_echoed(
+    write: Write, capsys: pytest.CaptureFixture[str], fake_dists: Path, changes: dict[str, object]
+) -> None:
+    path = write(spec_with(**changes))
+    for command in ("render", "env", "validate"):
+        code, out, err = cli(capsys, command, str(path))
+        # Some are valid elsewhere (a key is a fine host name): then the output masks it.
+        assert code in (0, 1, 2), err
+        assert "Traceback" not in err
+        assert KEY not in out + err
+
+
+def test_env_masks_the_key_wherever_it_appears_unless_asked(
+    write: Write, capsys: pytest.CaptureFixture[str], fake_dists: Path
+) -> None:
+    path = write(spec_with(profile={"env": {"NCCL_DEBUG": KEY}}))
+    for fmt in ENV_FORMATS:
+        code, out, err = cli(capsys, "env", str(path), "--format", fmt)
+        assert code == 0, err
+        assert KEY not in out + err
+    code, out, _ = cli(capsys, "env", str(path), "--show-secrets")
+    assert f"export FAKE_API_KEY={KEY}" in out
+
+
+@pytest.mark.parametrize("key", ["sk-quote'key-0123456789", 'sk-dq"key-0123456789', "sk-$(x)-0123456789ab"])
+def test_a_key_is_made_of_characters_no_quoting_splits(
+    write: Write, capsys: pytest.CaptureFixture[str], fake_dists: Path, key: str
+) -> None:
+    code, out, err = cli(capsys, "render", str(write(spec_with(api_key=key))))
+    assert code == 1
+    assert "api_key: must be ASCII letters, digits and . _ ~ + / = : - only" in err
+    assert key not in out + err
+
+
+def test_a_plugin_cannot_get_the_key_printed(hostile: object, make_shard: object) -> None:
+    from enginekit import Command
+    from hostile_pkgs.rogue import MODE, RogueEngine
+
+    engine = engine_for(RogueEngine(), "rogue")
+    shard = make_shard("rogue", api_key=KEY)  # type: ignore[operator]
+
+    def edited_refusal() -> None:
+        error = SpecError(["nothing to see"])
+        error.problems = (f"the key is {KEY}",)
+        raise error
+
+    MODE["commands"] = edited_refusal
+    with pytest.raises(SpecError) as refused:
+        engine.plan(shard)
+    assert refused.value.problems == ("the key is <secret>",)
+    MODE["commands"] = [Command(path="srv", args=("--api-key", KEY[:9], KEY[9:]))]
+    with pytest.raises(EngineError, match="put the API key on a command line"):
+        engine.plan(shard)
+
+
+class _Unprintable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no")
+
+
+class _OddError(EngineError):
+    def __init__(self, a: int, b: int) -> None:
+        super().__init__(f"{a}{b}")
+
+
+class _Sneaky(str):
+    def __format__(self, spec: str) -> str:
+        raise RuntimeError("no")
+
+
+class _Exploding(list):  # type: ignore[type-arg]
+    def __iter__(self) -> Iterator[object]:
+        raise RuntimeError("no")
+
+
+def _raise(exc: BaseException) -> object:
+    def hook() -> object:
+        raise exc
+
+    return hook
+
+
+HOSTILE_ANSWERS = [
+    ("commands", _raise(SystemExit(0)), "hook commands() raised SystemExit: 0"),
+    ("validate", _raise(GeneratorExit()), "hook validate() raised GeneratorExit"),
+    ("commands", _raise(_Unprintable()), "hook commands() raised _Unprintable"),
+    ("commands", _raise(_OddError(1, 2)), "12"),
+    (
+        "commands",
+        _raise(EngineError("\x1b[2Kenginekit: ok\nforged")),
+        "\\u{001B}[2Kenginekit: ok\\u{000A}forged",
+    ),
+    ("validate", lambda: [_Sneaky("a problem")], "a problem"),
+    ("validate", lambda: _Exploding(["x"]), "hook validate() returned a value of type _Exploding"),
+    ("notes", lambda: ("x" for _ in ()), "hook notes() returned a value of type generator"),
+]
+
+
+@pytest.mark.parametrize(
+    ("hook", "mode", "expected"), HOSTILE_ANSWERS, ids=[e for _, _, e in HOSTILE_ANSWERS]
+)
+def test_hostile_answers_are_one_message(
+    hostile: object, write: Write, capsys: pytest.CaptureFixture[str], hook: str, mode: object, expected: str
+) -> None:
+    hostile.MODE[hook] = mode  # type: ignore[attr-defined]
+    code, out, err = cli(capsys, "render", str(write(spec_with(profile={"engine": "rogue"}))), "--json")
+    assert code in (1, 2), err
+    assert_one_clean_message(code, out, err, expect=code)
+    assert expected in err
+    assert "\x1b" not in err
+
+
+def test_a_commands_answer_with_malformed_fields_is_refused(hostile: object, make_shard: object) -> None:
+    from enginekit import Command
+    from hostile_pkgs.rogue import MODE, RogueEngine
+
+    engine = engine_for(RogueEngine(), "rogue")
+    cases = {
+        "args are a string of 5": attrs.evolve(Command(path="srv"), args="--abc"),  # type: ignore[arg-type]
+        "name that contains a control": Command(path="srv", name="a\x1bb"),
+        "reason that contains a control": Command(path="srv", env={"A": "1"}, why={"A": "x\ny"}),
+    }
+    for expected, command in cases.items():
+        MODE["commands"] = [command]
+        with pytest.raises(EngineError) as err:
+            engine.plan(make_shard("rogue"))  # type: ignore[operator]
+        assert expected.split()[0] in str(err.value)
+
+
+def test_an_engine_exiting_at_import_is_one_failed_engine(
+    hostile: object, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = cli(capsys, "engines", "--json")
+    assert code == 0, err
+    rows = {row["name"]: row for row in json.loads(out)}
+    assert (rows["quitter"]["status"], rows["quitter"]["detail"]) == ("failed", "SystemExit: 0")
+    code, out, err = cli(capsys, "render", str(write(spec_with(profile={"engine": "quitter"}))))
+    assert_one_clean_message(code, out, err, expect=2)
+    assert "engine 'quitter' failed to load" in err
+
+
+def test_output_written_to_file_descriptor_1_never_reaches_stdout(
+    hostile: object, write: Write, capfd: pytest.CaptureFixture[str]
+) -> None:
+    path = write(spec_with(profile={"engine": "fdwriter"}))
+    code = main(["render", str(path), "--json"], NO_CONFIG)
+    out, err = capfd.readouterr()
+    assert code == 0, err
+    assert json.loads(out)["engine"] == "fdwriter"
+    assert "fdwriter at import" in err
+    assert "fdwriter in commands" in err
+
+
+def test_a_closed_stdout_is_one_message(write: Write, fake_env: dict[str, str]) -> None:
+    spec = write(GOOD_SPEC)
+    result = subprocess.run(
+        ["sh", "-c", f'"{sys.executable}" -m enginekit render "{spec}" >&-'],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=fake_env,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stderr.startswith("enginekit: error: cannot write the output"), result.stderr
+
+
+def test_an_encoding_that_cannot_show_a_path_escapes_it(write: Write, fake_env: dict[str, str]) -> None:
+    spec = write(spec_with(profile={"model_path": "/models/é"}))
+    result = _enginekit(
+        "render", str(spec), stdout=subprocess.PIPE, env={**fake_env, "PYTHONIOENCODING": "ascii"}
+    )
+    assert result.returncode == 0, result.stderr
+    assert "/models/\\xe9" in result.stdout
+
+
+def test_two_distributions_at_one_module_path_are_a_clash(
+    fake_dists: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A shadowing package can make "the same" module path run another distribution's code.
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "data" / "hostile_same_value"))
+    importlib.invalidate_caches()
+    _, out, _ = cli(capsys, "engines", "--json")
+    rows = {row["name"]: row for row in json.loads(out)}
+    assert rows["fake"]["status"] == "failed"
+    assert "evil-fake 9.9" in rows["fake"]["source"]
+    assert "fake-ok 1.0" in rows["fake"]["source"]
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        ('[installed]\nfake = ""\n', "installed.fake: expected an absolute path to the build's root"),
+        ('[installed]\nfake = "relative/dir"\n', "installed.fake: expected an absolute path"),
+        ("[installed]\nfake = 5\n", "installed.fake: expected an absolute path"),
+        ("[engines]\nfake = 5\n", "engines.fake: expected a table, got int"),
+        ('[engines.fake]\n"a\\u001bb" = 1\n', "engines.fake"),
+    ],
+)
+def test_a_bad_entry_for_one_engine_fails_that_engine_alone(
+    write: Write, capsys: pytest.CaptureFixture[str], fake_dists: Path, config: str, expected: str
+) -> None:
+    path = write(config, "config.toml")
+    code, out, err = cli(capsys, "--config", str(path), "engines", "--json")
+    assert code == 0, err
+    rows = {row["name"]: row for row in json.loads(out)}
+    assert rows["fake"]["status"] == "failed"
+    assert expected in rows["fake"]["detail"]
+    assert "\x1b" not in out
+    assert rows["configurable"]["status"] == "ok"
+    code, out, err = cli(
+        capsys, "--config", str(path), "render", str(write(spec_with(profile={"engine": "modular"})))
+    )
+    assert code == 0, err
+
+
+def test_an_oversized_list_is_refused_without_scanning_it(
+    write: Write, capsys: pytest.CaptureFixture[str], fake_dists: Path
+) -> None:
+    code, out, err = cli(
+        capsys, "render", str(write(spec_with(hcas=["a"] * 100_000, gpu_indices=[0] * 100_000)))
+    )
+    assert_one_clean_message(code, out, err, expect=1)
+    assert "hcas: more than 64 entries (100000)" in err
+    assert "gpu_indices: more than 1024 entries (100000)" in err
+    assert len(err) < 2000
+
+
+@pytest.mark.parametrize("key", ["api_\u212aey", "ＡＰＩ_KEY"])
+def test_a_lookalike_spelling_is_not_the_field(key: str) -> None:
+    spec = json.loads(json.dumps(GOOD_SPEC))
+    del spec["api_key"]
+    spec[key] = KEY
+    with pytest.raises(SpecError) as err:
+        structure(spec, ShardSpec, path="spec")
+    assert err.value.problems[0].endswith("unknown field")
+
+
+@pytest.mark.parametrize("char", ["\u200b", "\u200f", "\u061c", "\ufeff", "\U000e0041", "\u2060"])
+def test_invisible_characters_are_refused(char: str) -> None:
+    with pytest.raises(SpecError) as err:
+        structure(spec_with(profile={"model_path": f"/m{char}"}), ShardSpec, path="spec")
+    assert f"an invisible character (U+{ord(char):04X})" in err.value.problems[0]
+
+
+@pytest.mark.parametrize("host", ["127.1", "2130706433", "10.0.0", "0x7f.1"])
+def test_numeric_forms_resolvers_read_as_addresses_are_no_host_names(host: str) -> None:
+    from enginekit.speccheck import check_spec
+
+    spec = structure(spec_with(bind_addr=host), ShardSpec, path="spec")[0]
+    assert any("bind_addr: expected a host name or IP address" in p for p in check_spec(spec))
+
+
+def test_a_gpu_listed_twice_in_the_gpu_file_is_refused(
+    write: Write, capsys: pytest.CaptureFixture[str], fake_dists: Path
+) -> None:
+    gpus = write(json.dumps([{"index": 0}] * 8), "gpus.json")
+    code, out, err = cli(capsys, "render", str(write(GOOD_SPEC)), "--gpus", str(gpus))
+    assert_one_clean_message(code, out, err, expect=2)
+    assert "a GPU index is listed more than once" in err
+
+
+def test_allow_unsafe_needs_a_visible_reason_and_cannot_open_a_reserved_name(
+    write: Write, capsys: pytest.CaptureFixture[str], fake_dists: Path
+) -> None:
+    invisible = write('[env_policy.allow_unsafe]\nLD_PRELOAD = "\\u200b"\n', "c1.toml")
+    code, out, err = cli(capsys, "--config", str(invisible), "engines")
+    assert_one_clean_message(code, out, err, expect=2)
+    assert "env_policy.allow_unsafe['LD_PRELOAD']: contains an invisible character (U+200B)" in err
+    reserved = write('[env_policy.allow_unsafe]\nCUDA_VISIBLE_DEVICES = "because"\n', "c2.toml")
+    code, out, err = cli(capsys, "--config", str(reserved), "engines")
+    assert code == 0
+    assert "warning: env_policy.allow_unsafe: CUDA_VISIBLE_DEVICES stays refused: reserved" in err
+
+
+def test_device_listing_checks_the_shard_first(make_shard: object) -> None:
+    from enginekit import Command, hookimpl
+
+    class Lister:
+        @hookimpl
+        def validate(self) -> list[str]:
+            return []
+
+        @hookimpl
+        def commands(self) -> list[Command]:
+            return [Command(path="x")]
+
+        @hookimpl
+        def device_listing(self) -> Command:
+            return Command(path="list-devices")
+
+    engine = engine_for(Lister(), "lister")
+    bad = make_shard("lister", gpu_uuids=("GPU-x,1,2,3",))  # type: ignore[operator]
+    with pytest.raises(SpecError, match="gpu_uuids: expected MIG-<uuid> or GPU-<uuid>"):
+        engine.device_listing(bad)
+    assert engine.device_listing(make_shard("lister")).env["CUDA_VISIBLE_DEVICES"] == "0"  # type: ignore[operator,union-attr]

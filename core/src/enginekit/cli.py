@@ -10,7 +10,7 @@ import json
 import os
 import shlex
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +23,13 @@ from enginekit.config import (
     looks_like_node_config,
     registry_for,
 )
+from enginekit.contract import masked
 from enginekit.convert import load_document, parse_any, read_text, structure
 from enginekit.errors import EnginekitError, ProblemsError, SpecError
 from enginekit.model import GPUInfo, Profile, ShardSpec
-from enginekit.ncclenv import EnvBuild, shard_env
+from enginekit.plan import LaunchPlan
 from enginekit.registry import Registry
+from enginekit.text import printable
 
 EXIT_OK, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
 #: A bug in enginekit itself (sysexits' EX_SOFTWARE): one line, and the traceback only
@@ -35,6 +37,8 @@ EXIT_OK, EXIT_INVALID, EXIT_UNUSABLE = 0, 1, 2
 EXIT_BUG = 70
 #: The reader of stdout went away (``render --json | head``), as a shell reports SIGPIPE.
 EXIT_CLOSED_PIPE = 141
+#: Interrupted from the terminal (128 + SIGINT), as a shell reports it.
+EXIT_INTERRUPTED = 130
 ENV_FORMATS = ("shell", "dotenv", "json")
 
 
@@ -74,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     render.add_argument("--json", action="store_true", help="machine-readable output")
     render.add_argument("--gpus", type=Path, help="GPU list to validate the profile against")
     render.add_argument("--show-secrets", action="store_true", help="print the API key unmasked")
-    env = sub.add_parser("env", parents=[common], help="the NCCL/CUDA environment of a shard alone")
+    env = sub.add_parser("env", parents=[common], help="the environment the shard's engine starts with")
     env.add_argument("spec", type=Path, help="shard spec with its profile (TOML or JSON)")
     env.add_argument("--explain", action="store_true", help="say why each variable is set")
     env.add_argument(
@@ -84,27 +88,55 @@ def _parser() -> argparse.ArgumentParser:
         help="shell: export lines, quoted, safe to eval (default); dotenv: KEY=value lines; json",
     )
     env.add_argument("--json", action="store_true", help="the same as --format json")
+    env.add_argument("--show-secrets", action="store_true", help="include secret variables (the API key)")
     validate = sub.add_parser("validate", parents=[common], help="validate a profile, all problems at once")
     validate.add_argument("profile", type=Path, help="a profile, or a shard spec holding one")
     validate.add_argument("--gpus", type=Path, help="GPU list (TOML [[gpus]] or a JSON list)")
     return parser
 
 
+@attrs.define
+class _Run:
+    """One invocation: its arguments, node config, registry, output, and the secrets to mask."""
+
+    args: argparse.Namespace
+    config: NodeConfig
+    registry: Registry
+    out: io.StringIO = attrs.field(factory=io.StringIO)
+
+    def load_spec(self, path: Path) -> ShardSpec:
+        raw = load_document(path)
+        if looks_like_node_config(raw):
+            raise SpecError([f"{path}: a node config, not a shard spec; pass it with --config"])
+        _SECRETS.extend(_raw_keys(raw))
+        spec, unknown = structure(raw, ShardSpec, path="spec", lenient=self.config.lenient)
+        for problem in unknown:
+            _error(f"{path}: {problem} (ignored: lenient mode)", kind="warning")
+        return spec
+
+
+#: The API keys of the specs this invocation read: masked in every message it prints.
+_SECRETS: list[str] = []
+
+
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 ok, 1 validation failed, 2 unusable input).
 
-    Whatever plugins print while they are imported or called goes to stderr: stdout
-    holds the command's output and nothing else, so ``--json`` is always JSON.
+    Whatever plugins print while they are imported or called goes to stderr, through
+    ``print`` or straight to file descriptor 1: stdout holds the command's output and
+    nothing else, so ``--json`` is always JSON.
     """
     args = _parser().parse_args(argv)
     environ = os.environ if environ is None else environ
-    out = io.StringIO()
-    registry: Registry | None = None
+    _tolerant_streams()
+    _SECRETS.clear()
+    run: _Run | None = None
+    code = EXIT_BUG
     try:
-        with contextlib.redirect_stdout(sys.stderr):
+        with _stdout_to_stderr():
             config = _config(getattr(args, "config", None), environ)
-            registry = registry_for(config, environ)
-            code = _HANDLERS[args.command](args, registry, config, out)
+            run = _Run(args, config, registry_for(config, environ))
+            code = _HANDLERS[args.command](run)
     except _Invalid as exc:
         _problems("invalid", exc.problems)
         code = EXIT_INVALID
@@ -114,41 +146,81 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     except EnginekitError as exc:
         _error(str(exc))
         code = EXIT_UNUSABLE
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return EXIT_INTERRUPTED
     except Exception as exc:
         if environ.get("ENGINEKIT_TRACEBACK") == "1":
             raise
         _error(
-            f"internal error, a bug in enginekit ({type(exc).__name__}: {exc}); "
-            f"ENGINEKIT_TRACEBACK=1 shows where"
+            f"internal error, a bug in enginekit ({type(exc).__name__}); ENGINEKIT_TRACEBACK=1 shows where"
         )
         code = EXIT_BUG
-    if registry is not None:
-        for warning in registry.warnings:
+    if run is not None:
+        for warning in run.registry.warnings:
             _error(warning, kind="warning")
-    return _emit(out.getvalue(), code)
+    return _emit(run.out.getvalue() if run is not None else "", code)
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Point stdout at stderr, for Python's ``print`` and for file descriptor 1 alike."""
+    saved: int | None = None
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stdout.flush()
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        if saved is not None:
+            # Flushed while fd 1 is still stderr: what a plugin wrote through the
+            # interpreter's original stdout object must not surface after the output.
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                sys.__stdout__.flush()  # type: ignore[union-attr]
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def _tolerant_streams() -> None:
+    # A terminal or pipe whose encoding cannot show a character (PYTHONIOENCODING=ascii
+    # and a model path with an é) gets an escape, not a UnicodeEncodeError.
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(Exception):
+                reconfigure(errors="backslashreplace")
 
 
 def _emit(text: str, code: int) -> int:
     """Write the output; a reader that went away ends the command quietly, a full disk with one line."""
     try:
+        if sys.stdout is None:
+            raise OSError(errno.EBADF, "stdout is closed")
         sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:
         # Nothing more can be written there; point stdout at /dev/null so the
         # interpreter's own flush at exit does not fail a second time.
-        with contextlib.suppress(OSError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _silence_stdout()
         return EXIT_CLOSED_PIPE
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        _error(f"cannot write the output: {exc.strerror or errno.errorcode.get(exc.errno or 0, exc)}")
+        _silence_stdout()
+        _error(f"cannot write the output: {exc.strerror or exc}")
         return EXIT_UNUSABLE
     return code
 
 
+def _silence_stdout() -> None:
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def _error(message: str, *, kind: str = "error") -> None:
-    with contextlib.suppress(OSError):
+    for secret in _SECRETS:
+        message = masked(message, secret)
+    with contextlib.suppress(OSError, ValueError, AttributeError):
         print(f"enginekit: {kind}: {message}", file=sys.stderr)
 
 
@@ -160,22 +232,24 @@ def _problems(kind: str, problems: Sequence[str]) -> None:
     _error("\n".join(lines), kind=kind)
 
 
+def _raw_keys(raw: Mapping[str, Any]) -> list[str]:
+    """The API key of a raw spec, however it is spelled, as long as it is a string."""
+    return [
+        value
+        for key, value in raw.items()
+        if isinstance(key, str)
+        and key.isascii()
+        and key.replace("_", "").lower() == "apikey"
+        and isinstance(value, str)
+    ]
+
+
 def _config(path: Path | None, environ: Mapping[str, str]) -> NodeConfig:
     if path is not None:
         return load_config(path, required=True)
     if environ.get("ENGINEKIT_CONFIG"):
         return load_config(Path(environ["ENGINEKIT_CONFIG"]), required=True)
     return load_config(DEFAULT_CONFIG_PATH, required=False)
-
-
-def _load_spec(path: Path, lenient: bool) -> ShardSpec:
-    raw = load_document(path)
-    if looks_like_node_config(raw):
-        raise SpecError([f"{path}: a node config, not a shard spec; pass it with --config"])
-    spec, unknown = structure(raw, ShardSpec, path="spec", lenient=lenient)
-    for problem in unknown:
-        _error(f"{path}: {problem} (ignored: lenient mode)", kind="warning")
-    return spec
 
 
 def _load_gpus(path: Path | None) -> tuple[GPUInfo, ...]:
@@ -186,115 +260,143 @@ def _load_gpus(path: Path | None) -> tuple[GPUInfo, ...]:
     if not isinstance(items, list):
         raise SpecError([f"{path}: expected a list of GPUs (TOML [[gpus]] or a JSON list)"])
     gpus, _ = structure({"gpus": items}, _GPUList, path=str(path))
+    indices = [gpu.index for gpu in gpus.gpus]
+    if len(set(indices)) != len(indices):
+        # Eight entries for GPU 0 are one GPU: counted as eight, they would pass a TP8 profile.
+        raise SpecError([f"{path}: a GPU index is listed more than once"])
     return gpus.gpus
 
 
-def _engines(args: argparse.Namespace, registry: Registry, config: NodeConfig, out: io.StringIO) -> int:
-    rows = registry.statuses()
-    if args.json:
+def _engines(run: _Run) -> int:
+    rows = run.registry.statuses()
+    if run.args.json:
         fields = [{"name": r.name, "status": r.status, "source": r.source, "detail": r.detail} for r in rows]
-        print(json.dumps(fields, indent=2), file=out)
+        print(json.dumps(fields, indent=2), file=run.out)
         return EXIT_OK
     if not rows:
-        print("no engines installed (pip install enginekit-vllm, enginekit-sim, …)", file=out)
-    width = max((len(r.name) for r in rows), default=0)
+        print("no engines installed (pip install enginekit-vllm, enginekit-sim, …)", file=run.out)
+    width = max((len(printable(r.name, 64)) for r in rows), default=0)
     for row in rows:
-        detail = "; ".join(part for part in (row.source, row.detail) if part)
-        print(f"{row.name:<{width}}  {row.status:<11}  {detail}".rstrip(), file=out)
+        detail = printable("; ".join(part for part in (row.source, row.detail) if part))
+        print(f"{printable(row.name, 64):<{width}}  {row.status:<11}  {detail}".rstrip(), file=run.out)
     return EXIT_OK
 
 
-def _render(args: argparse.Namespace, registry: Registry, config: NodeConfig, out: io.StringIO) -> int:
-    spec = _load_spec(args.spec, config.lenient)
-    gpus = _load_gpus(args.gpus)
-    engine = registry.engine(spec.profile.engine)
+def _plan(run: _Run, spec_path: Path, gpus_path: Path | None) -> LaunchPlan:
+    spec = run.load_spec(spec_path)
+    gpus = _load_gpus(gpus_path)
+    engine = run.registry.engine(spec.profile.engine)
     try:
-        plan = engine.plan(spec, gpus)
+        return engine.plan(spec, gpus)
     except SpecError as exc:
         raise _Invalid(exc.problems) from None
+
+
+def _render(run: _Run) -> int:
+    args = run.args
+    plan = _plan(run, args.spec, args.gpus)
     if args.json:
-        print(json.dumps(plan.to_dict(show_secrets=args.show_secrets), indent=2), file=out)
+        print(json.dumps(plan.to_dict(show_secrets=args.show_secrets), indent=2), file=run.out)
     else:
-        out.write(plan.render_text(explain=args.explain, show_secrets=args.show_secrets))
+        run.out.write(plan.render_text(explain=args.explain, show_secrets=args.show_secrets))
     return EXIT_OK
 
 
-def _env(args: argparse.Namespace, registry: Registry, config: NodeConfig, out: io.StringIO) -> int:
-    spec = _load_spec(args.spec, config.lenient)
-    # The same checks and exit codes as render: an unknown engine is unusable input (2),
-    # a variable the policy refuses is an invalid profile (1).
-    problems = registry.engine(spec.profile.engine).problems(spec)
-    if problems:
-        raise _Invalid(problems)
-    build = shard_env(spec, registry.policy)
-    out.write(_ENV_WRITERS["json" if args.json else args.format](build, args.explain))
-    for dropped in build.dropped:
-        _error(f"dropped {dropped.key}: {dropped.why}", kind="warning")
+def _env(run: _Run) -> int:
+    # The environment the shard's engine itself starts with: the same plan, checks and
+    # exit codes as render (an unknown engine is unusable input, a refused variable an
+    # invalid profile), the engine's own variables included and the profile's overrides
+    # judged exactly as there.
+    args = run.args
+    plan = _plan(run, args.spec, None)
+    last = plan.commands[-1]
+    shown = {k: v for k, v in last.env.items() if args.show_secrets or k not in last.secret_env}
+    if not args.show_secrets and plan.shard.api_key:
+        shown = {k: masked(v, plan.shard.api_key) for k, v in shown.items()}
+    view = _EnvView(
+        env=dict(sorted(shown.items())),
+        why={k: last.why.get(k, "") for k in sorted(shown)},
+        omitted=sorted(set(last.env) - set(shown)),
+        notes=list(plan.notes),
+        dropped=[{"key": d.key, "why": d.why} for d in plan.dropped_env],
+    )
+    run.out.write(_ENV_WRITERS["json" if args.json else args.format](view, args.explain))
+    for dropped in plan.dropped_env:
+        _error(f"profile env {dropped.key} dropped: {dropped.why}", kind="warning")
     return EXIT_OK
 
 
-def _env_shell(build: EnvBuild, explain: bool) -> str:
+@attrs.frozen
+class _EnvView:
+    env: dict[str, str]
+    why: dict[str, str]
+    omitted: list[str]
+    notes: list[str]
+    dropped: list[dict[str, str]]
+
+
+def _env_shell(view: _EnvView, explain: bool) -> str:
     # Every value is quoted exactly as render quotes argv, so `eval "$(enginekit env …)"`
     # sets variables and never runs what a profile value holds.
-    lines = []
-    for key in sorted(build.env):
+    lines = _env_comments(view)
+    for key, value in view.env.items():
         if explain:
-            lines.append(f"# {_one_line(build.why[key])}")
-        lines.append(f"export {key}={shlex.quote(build.env[key])}")
+            lines.append(f"# {_one_line(view.why[key])}")
+        lines.append(f"export {key}={shlex.quote(value)}")
     return "".join(f"{line}\n" for line in lines)
 
 
-def _env_dotenv(build: EnvBuild, explain: bool) -> str:
+def _env_dotenv(view: _EnvView, explain: bool) -> str:
     # KEY=value as docker's --env-file reads it: no quoting, which is safe only because a
-    # value can hold no newline (the env policy refuses control characters).
-    lines = []
-    for key in sorted(build.env):
+    # value can hold no newline (the env policy and the plugin contract refuse them).
+    lines = _env_comments(view)
+    for key, value in view.env.items():
         if explain:
-            lines.append(f"# {_one_line(build.why[key])}")
-        lines.append(f"{key}={build.env[key]}")
+            lines.append(f"# {_one_line(view.why[key])}")
+        lines.append(f"{key}={value}")
     return "".join(f"{line}\n" for line in lines)
 
 
-def _env_json(build: EnvBuild, explain: bool) -> str:
-    document = {
-        "env": dict(sorted(build.env.items())),
-        "why": dict(sorted(build.why.items())),
-        "dropped": [{"key": d.key, "why": d.why} for d in build.dropped],
-    }
-    return json.dumps(document, indent=2) + "\n"
+def _env_comments(view: _EnvView) -> list[str]:
+    lines = [f"# note: {_one_line(note)}" for note in view.notes]
+    lines += [f"# {key}: a secret, left out (--show-secrets includes it)" for key in view.omitted]
+    return lines
+
+
+def _env_json(view: _EnvView, explain: bool) -> str:
+    return json.dumps(attrs.asdict(view), indent=2) + "\n"
 
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-_ENV_WRITERS: dict[str, Callable[[EnvBuild, bool], str]] = {
+_ENV_WRITERS: dict[str, Callable[[_EnvView, bool], str]] = {
     "shell": _env_shell,
     "dotenv": _env_dotenv,
     "json": _env_json,
 }
 
 
-def _validate(args: argparse.Namespace, registry: Registry, config: NodeConfig, out: io.StringIO) -> int:
+def _validate(run: _Run) -> int:
+    args = run.args
     raw = load_document(args.profile)
     gpus = _load_gpus(args.gpus)
     if _holds_profile(raw):
         # A whole spec: checked exactly as render checks it, Go field spellings included.
-        spec = _load_spec(args.profile, config.lenient)
+        spec = run.load_spec(args.profile)
         profile = spec.profile
-        problems = registry.engine(profile.engine).problems(spec, gpus)
+        problems = run.registry.engine(profile.engine).problems(spec, gpus)
     elif looks_like_node_config(raw):
-        raise SpecError(
-            [f"{args.profile}: a node config, not a profile or shard spec; pass it with --config"]
-        )
+        raise SpecError([f"{args.profile}: a node config, not a profile or spec; pass it with --config"])
     else:
-        profile, unknown = structure(raw, Profile, path="profile", lenient=config.lenient)
+        profile, unknown = structure(raw, Profile, path="profile", lenient=run.config.lenient)
         for problem in unknown:
             _error(f"{problem} (ignored: lenient mode)", kind="warning")
-        problems = registry.engine(profile.engine).validate(profile, gpus)
+        problems = run.registry.engine(profile.engine).validate(profile, gpus)
     if problems:
         raise _Invalid(problems)
-    print(f"profile {profile.name!r}: valid for engine {profile.engine!r}", file=out)
+    print(f"profile {profile.name!r}: valid for engine {profile.engine!r}", file=run.out)
     return EXIT_OK
 
 
@@ -302,7 +404,7 @@ def _holds_profile(raw: Mapping[str, Any]) -> bool:
     return any(isinstance(key, str) and key.replace("_", "").lower() == "profile" for key in raw)
 
 
-_HANDLERS: dict[str, Callable[[argparse.Namespace, Registry, NodeConfig, io.StringIO], int]] = {
+_HANDLERS: dict[str, Callable[[_Run], int]] = {
     "engines": _engines,
     "render": _render,
     "env": _env,

@@ -76,10 +76,11 @@ class NodeConfig:
     enabled: tuple[str, ...] = ()
     lenient: bool = False
     env_policy: EnvPolicyConfig = EnvPolicyConfig()
-    #: Builds the agent installed, by engine name.
-    installed: Mapping[str, str] = attrs.field(factory=dict)
+    #: Builds the agent installed, by engine name: each checked when its engine loads,
+    #: so a mistake in one never stops another.
+    installed: Mapping[str, Any] = attrs.field(factory=dict)
     #: Raw sections, structured by each engine into its own config type when it loads.
-    engines: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
+    engines: Mapping[str, Any] = attrs.field(factory=dict)
 
 
 def load_config(path: Path | None, *, required: bool) -> NodeConfig:
@@ -96,9 +97,6 @@ def load_config(path: Path | None, *, required: bool) -> NodeConfig:
         config, _ = structure(raw, NodeConfig, path="config")
     except SpecError as exc:
         raise ConfigError(exc.problems) from None
-    for name, section in config.engines.items():
-        if not isinstance(section, Mapping):
-            raise ConfigError([f"config.engines.{name}: expected a table"])
     return config
 
 
@@ -136,14 +134,18 @@ def registry_for(config: NodeConfig, environ: Mapping[str, str]) -> Registry:
         disable=disable,
         policy=policy,
         lenient=config.lenient,
-        installed={name: Path(path) for name, path in config.installed.items()},
+        installed=config.installed,
         not_enabled_because="not in " + " or ".join(said),
     )
-    for key in sorted(policy.allow):
-        bad, why = policy.unsafe_env(key)
-        if bad:
-            # Said when the config is read, not first when a plan using the key is refused.
-            registry.warnings.append(f"env_policy.allow: {key} stays refused: {why}")
+    # Said when the config is read, not first when a plan using the key is refused.
+    for field, keys in (
+        ("allow", sorted(policy.allow)),
+        ("allow_unsafe", [k for k, _ in policy.allow_unsafe]),
+    ):
+        for key in keys:
+            bad, why = policy.unsafe_env(key)
+            if bad:
+                registry.warnings.append(f"env_policy.{field}: {key} stays refused: {why}")
     return registry
 
 

@@ -2,15 +2,34 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
-from enginekit.errors import EngineError
+from enginekit.errors import EngineError, EnginekitError
 from enginekit.model import Command
-from enginekit.text import unsafe_text
+from enginekit.text import printable, unsafe_text
 
-#: The longest problem, note or reason a plugin may return; longer ones are cut, not refused.
-MAX_MESSAGE = 2000
+F = TypeVar("F", bound=Callable[..., Any])
+MASK = "<secret>"
+
+
+def _guarded(check: F) -> F:
+    """Whatever a hostile answer does while it is read (an ``__iter__`` or ``__eq__`` that
+    raises) is the plugin's fault, reported as such, never a crash of the caller."""
+
+    @functools.wraps(check)
+    def guarded(self: Answers, hook: str, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return check(self, hook, *args, **kwargs)
+        except EngineError:
+            raise
+        except Exception as exc:
+            raise self.broken(
+                hook, f"returned an answer that cannot be read ({type(exc).__name__})"
+            ) from None
+
+    return guarded  # type: ignore[return-value]
 
 
 class Answers:
@@ -22,99 +41,116 @@ class Answers:
 
     def broken(self, hook: str, what: str) -> EngineError:
         """The error for a hook that broke its contract."""
-        return EngineError(f"engine {self.engine!r} ({self.source}): hook {hook}() {what}")
+        return EngineError(f"engine {self.engine!r} ({printable(self.source)}): hook {hook}() {what}")
 
+    @_guarded
     def sentences(self, hook: str, answer: object) -> list[str]:
         """A list of sentences (problems, notes); ``None`` is the empty list."""
         if answer is None:
             return []
-        if not isinstance(answer, list | tuple):
+        if type(answer) not in (list, tuple):
             # A string is iterable too: it would become one "problem" per character.
             raise self.broken(hook, f"returned {_kind(answer)}, expected a list of strings")
-        for item in answer:
+        out = []
+        for item in answer:  # type: ignore[attr-defined]
             if not isinstance(item, str):
                 raise self.broken(hook, f"returned a list holding {_kind(item)}, expected strings")
-        return [_printable(item) for item in answer]
+            out.append(printable(str.__str__(item)))  # a plain copy: a subclass's methods never run
+        return out
 
-    def commands(self, answer: object) -> list[Command]:
+    @_guarded
+    def commands(self, hook: str, answer: object) -> list[Command]:
         """A non-empty list of well-formed commands."""
-        if not isinstance(answer, list | tuple):
+        if type(answer) not in (list, tuple):
             # A generator would be consumed once and then look empty everywhere else.
-            raise self.broken("commands", f"returned {_kind(answer)}, expected a list of Commands")
-        if not answer:
-            raise self.broken("commands", "returned no commands; a shard is at least one process")
-        for i, command in enumerate(answer):
-            self.command("commands", command, where=f"command {i}")
-        return list(answer)
+            raise self.broken(hook, f"returned {_kind(answer)}, expected a list of Commands")
+        commands = list(answer)  # type: ignore[call-overload]
+        if not commands:
+            raise self.broken(hook, "returned no commands; a shard is at least one process")
+        return [self._command(hook, command, f"command {i}") for i, command in enumerate(commands)]
 
-    def command(self, hook: str, command: object, *, where: str = "the command") -> Command:
-        """One command whose argv and environment can be executed as they are."""
-        if not isinstance(command, Command):
-            raise self.broken(hook, f"returned {_kind(command)} as {where}, expected a Command")
-        if not isinstance(command.path, str) or not command.path:
-            raise self.broken(hook, f"returned {where} without a path")
-        _each_text(self, hook, where, "argv", (command.path, *command.args))
-        _each_text(self, hook, where, "env name", command.env)
-        _each_text(self, hook, where, "env value", command.env.values())
-        if not isinstance(command.name, str) or not isinstance(command.wait_for_leader_port, bool):
-            raise self.broken(hook, f"returned {where} with a name or wait flag of the wrong type")
-        if not isinstance(command.secret_env, frozenset) or not command.secret_env <= command.env.keys():
-            raise self.broken(hook, f"returned {where} whose secret_env names variables it does not set")
-        for key, reason in command.why.items():
-            if not isinstance(key, str) or not isinstance(reason, str):
-                raise self.broken(hook, f"returned {where} whose why is not a table of strings")
-        return command
-
+    @_guarded
     def optional_command(self, hook: str, answer: object) -> Command | None:
         """A command, or ``None`` for "not implemented"."""
-        return None if answer is None else self.command(hook, answer)
+        return None if answer is None else self._command(hook, answer, "the command")
 
+    def _command(self, hook: str, command: object, where: str) -> Command:
+        if type(command) is not Command:
+            raise self.broken(hook, f"returned {_kind(command)} as {where}, expected a Command")
+        if type(command.path) is not str or not command.path:
+            raise self.broken(hook, f"returned {where} without a path")
+        if type(command.args) is not tuple:
+            # A string is a sequence too: "--abc" would run as the options -, -, a, b, c.
+            raise self.broken(
+                hook, f"returned {where} whose args are {_kind(command.args)}, expected a tuple"
+            )
+        for what, value in (("env", command.env), ("why", command.why)):
+            if type(value) is not dict:
+                raise self.broken(hook, f"returned {where} whose {what} is {_kind(value)}, expected a table")
+        _each_text(self, hook, where, "argv element", (command.path, *command.args))
+        _each_text(self, hook, where, "env name", command.env)
+        _each_text(self, hook, where, "env value", command.env.values())
+        _each_text(self, hook, where, "name", (command.name,))
+        _each_text(self, hook, where, "reason", (*command.why, *command.why.values()))
+        if type(command.wait_for_leader_port) is not bool:
+            raise self.broken(hook, f"returned {where} whose wait_for_leader_port is not true or false")
+        secret = command.secret_env
+        if (
+            type(secret) is not frozenset
+            or not all(type(k) is str for k in secret)
+            or not secret <= command.env.keys()
+        ):
+            raise self.broken(hook, f"returned {where} whose secret_env names variables it does not set")
+        return command
+
+    @_guarded
     def flag(self, hook: str, answer: object) -> bool | None:
         """True, False, or ``None`` for "use the default"."""
-        if answer is not None and not isinstance(answer, bool):
+        if answer is not None and type(answer) is not bool:
             raise self.broken(hook, f"returned {_kind(answer)}, expected true or false")
         return answer
 
+    @_guarded
     def url_path(self, hook: str, answer: object, default: str) -> str:
         """A path appended to the shard's base URL: it starts with ``/`` and is plain text."""
         if answer is None:
             return default
-        if not isinstance(answer, str) or not answer.startswith("/") or unsafe_text(answer) or " " in answer:
+        if type(answer) is not str or not answer.startswith("/") or unsafe_text(answer) or " " in answer:
             # ``12345`` would make http://127.0.0.1:800012345 of the health URL.
             raise self.broken(hook, f"returned {_kind(answer)}, expected a URL path starting with '/'")
         return answer
 
+    @_guarded
     def reason(self, hook: str, answer: object) -> str | None:
         """A sentence, or ``None``."""
-        if answer is None or answer == "":
+        if answer is None or (type(answer) is str and not answer):
             return None
         if not isinstance(answer, str):
             raise self.broken(hook, f"returned {_kind(answer)}, expected a sentence or None")
-        return _printable(answer)
+        return printable(str.__str__(answer))
 
     def call(self, hook: str, function: Callable[..., Any], secret: str = "", **kwargs: Any) -> Any:
         """Call ``function``; whatever it raises becomes one error naming the engine and the hook.
 
         An :class:`~enginekit.errors.EnginekitError` is the plugin saying why it refuses:
-        it keeps its type (so a refusal stays a refusal) with the key masked. Anything
-        else is a bug in the plugin, reported as such.
+        it keeps its kind (so a refusal stays a refusal), with the key masked and the
+        text made printable. Anything else — ``SystemExit`` included: a plugin does not
+        decide the caller's exit status — is a bug in the plugin, reported as such.
         """
-        from enginekit.errors import EnginekitError
-
         try:
             return function(**kwargs)
         except EnginekitError as exc:
-            if secret and secret in str(exc):
-                raise type(exc)(_masked(exc, secret)) from None
-            raise
-        except Exception as exc:
-            message = _printable(str(exc).replace(secret, "<secret>") if secret else str(exc))
-            raise self.broken(hook, f"raised {type(exc).__name__}: {message}") from None
+            raise _refusal(exc, secret) from None
+        except (Exception, SystemExit, GeneratorExit) as exc:
+            message = _text_of(exc, secret)
+            raise self.broken(
+                hook, f"raised {type(exc).__name__}" + (f": {message}" if message else "")
+            ) from None
 
 
 def _each_text(answers: Answers, hook: str, where: str, what: str, items: Any) -> None:
     for item in items:
-        if not isinstance(item, str):
+        if type(item) is not str:
             raise answers.broken(hook, f"returned {where} with an {what} of type {type(item).__name__}")
         problem = unsafe_text(item)
         if problem:
@@ -128,15 +164,34 @@ def _kind(value: object) -> str:
     return f"a value of type {type(value).__name__}"
 
 
-def _printable(text: str) -> str:
-    """``text`` with unsafe characters escaped and its length bounded, fit for one line of a terminal."""
-    if unsafe_text(text):
-        text = text.encode("unicode_escape", "backslashreplace").decode("ascii")
-    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE] + "…"
+#: Shorter values are not masked: the spec rules refuse such a key (it is guessable), and
+#: masking every "8000" or "serve" in a message would make it unreadable.
+MIN_MASKED = 8
 
 
-def _masked(exc: Exception, secret: str) -> Any:
-    problems = getattr(exc, "problems", None)
-    if problems is not None:
-        return [p.replace(secret, "<secret>") for p in problems]
-    return str(exc).replace(secret, "<secret>")
+def masked(text: str, secret: str) -> str:
+    """``text`` with every occurrence of ``secret`` replaced by the mask."""
+    return text.replace(secret, MASK) if len(secret) >= MIN_MASKED else text
+
+
+def _text_of(exc: BaseException, secret: str) -> str:
+    try:
+        text = str(exc)
+    except Exception:  # an exception whose __str__ raises says nothing more
+        return ""
+    return printable(masked(text, secret))
+
+
+def _refusal(exc: EnginekitError, secret: str) -> EnginekitError:
+    """The plugin's refusal as the core's own error of the same kind, masked and printable."""
+    from enginekit.errors import ProblemsError
+
+    try:
+        problems = getattr(exc, "problems", None)
+        if isinstance(exc, ProblemsError) and isinstance(problems, tuple | list):
+            kind = next(k for k in type(exc).__mro__ if k.__module__ == "enginekit.errors")
+            return kind([printable(masked(str(p), secret)) for p in problems])  # type: ignore[no-any-return]
+        kind = next(k for k in type(exc).__mro__ if k.__module__ == "enginekit.errors")
+        return kind(printable(masked(str(exc), secret)))  # type: ignore[no-any-return]
+    except Exception:
+        return EngineError("a plugin raised an error that cannot be shown")

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import attrs
 import cattrs
 
+from enginekit.contract import masked
 from enginekit.errors import SpecError
 from enginekit.text import UNSAFE_CHARACTERS, describe
 
@@ -132,7 +133,9 @@ def _folded(name: str) -> str:
     encoding/json matches keys case-insensitively too, so specs persisted by the Go
     agent (``GPUIndices``, ``HTTPPort``, ``GIDIndex``, ``kv_events_port``…) load unchanged.
     """
-    return name.replace("_", "").lower()
+    # ASCII only: str.lower() folds the Kelvin sign into "k", which would let a
+    # lookalike spelling of "api_key" reach the key's field.
+    return name.replace("_", "").lower() if name.isascii() else name
 
 
 def _inner_attrs_type(tp: Any) -> type | None:
@@ -182,8 +185,10 @@ def _fields_of(cls: type) -> dict[str, _FieldInfo]:
     return out
 
 
-def _normalise(raw: object, cls: type, path: str, unknown: list[str], errors: list[str]) -> Any:
-    """Rename keys to field names, drop Go ``null`` collections, and note unknown keys."""
+def _normalise(
+    raw: object, cls: type, path: str, unknown: list[str], errors: list[str], secrets: list[str]
+) -> Any:
+    """Rename keys to field names, drop Go ``null`` collections, note unknown keys and secret values."""
     if not isinstance(raw, Mapping):
         errors.append(f"{path}: expected a table of fields, got {_shown(raw)}")
         return None
@@ -205,6 +210,8 @@ def _normalise(raw: object, cls: type, path: str, unknown: list[str], errors: li
             # The value is a secret whatever its type: a list holding the key is still the key.
             errors.append(f"{where}: expected a string, got {type(value).__name__} (the value is not shown)")
             continue
+        if field.secret and value:
+            secrets.append(value)
         if field.shape == "list" and not isinstance(value, list | tuple):
             # A string is iterable and a table iterates its keys: neither is ever a list.
             errors.append(f"{where}: expected a list, got {_shown(value)}")
@@ -213,10 +220,10 @@ def _normalise(raw: object, cls: type, path: str, unknown: list[str], errors: li
             errors.append(f"{where}: expected a table, got {_shown(value)}")
             continue
         if field.nested is not None and not field.many:
-            value = _normalise(value, field.nested, where, unknown, errors)
+            value = _normalise(value, field.nested, where, unknown, errors, secrets)
         elif field.nested is not None:
             value = [
-                _normalise(item, field.nested, f"{where}[{i}]", unknown, errors)
+                _normalise(item, field.nested, f"{where}[{i}]", unknown, errors, secrets)
                 for i, item in enumerate(value)
             ]
         out[field.name] = value
@@ -242,19 +249,27 @@ def structure(raw: object, cls: type[T], *, path: str, lenient: bool = False) ->
     """
     unknown: list[str] = []
     errors: list[str] = []
-    normalised = _normalise(raw, cls, path, unknown, errors)
+    secrets: list[str] = []
+    normalised = _normalise(raw, cls, path, unknown, errors, secrets)
     if not lenient:
         errors = unknown + errors
     if errors:
-        raise SpecError(errors)
+        raise SpecError(_masked(errors, secrets))
     try:
         value = converter.structure(normalised, cls)
     except cattrs.BaseValidationError as exc:
         lines = cattrs.transform_error(exc, path=path, format_exception=_format_leaf)
-        raise SpecError(_path_first(line) for line in lines) from None
+        raise SpecError(_masked([_path_first(line) for line in lines], secrets)) from None
     except (TypeError, ValueError) as exc:
-        raise SpecError([f"{path}: {exc}"]) from None
-    return value, unknown
+        raise SpecError(_masked([f"{path}: {exc}"], secrets)) from None
+    return value, _masked(unknown, secrets)
+
+
+def _masked(problems: list[str], secrets: list[str]) -> list[str]:
+    """Mask every secret value wherever it appears: a key pasted into another field is still the key."""
+    for secret in secrets:
+        problems = [masked(problem, secret) for problem in problems]
+    return problems
 
 
 def _path_first(line: str) -> str:

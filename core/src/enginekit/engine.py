@@ -9,7 +9,7 @@ import attrs
 
 from enginekit import hookspecs
 from enginekit.checks import bounds_problems, validate_common
-from enginekit.contract import Answers
+from enginekit.contract import Answers, masked
 from enginekit.errors import EngineError, SpecError
 from enginekit.logs import logger
 from enginekit.model import Command, GPUInfo, Profile, ShardSpec
@@ -31,6 +31,8 @@ class Engine:
 
     def __init__(self, name: str, registry: Registry, plugin: object) -> None:
         self.name = name
+        #: The plugin object, for introspection (its config); call hooks through the
+        #: Engine, which checks what goes in and what comes out.
         self.plugin = plugin
         self._registry = registry
         self._answers = Answers(name, registry.source(name))
@@ -41,7 +43,7 @@ class Engine:
     def _call(self, hook_name: str, **kwargs: Any) -> Any:
         shard = kwargs.get("shard")
         secret = shard.api_key if isinstance(shard, ShardSpec) else ""
-        caller = self._registry.caller(self.name, hook_name)
+        caller = self._registry._caller(self.name, hook_name)
         return self._answers.call(hook_name, caller, secret, **kwargs)
 
     def _check(self, profile: Profile) -> None:
@@ -69,7 +71,9 @@ class Engine:
     def problems(self, shard: ShardSpec, gpus: Sequence[GPUInfo] = ()) -> list[str]:
         """Every problem with ``shard`` and its profile: what :meth:`plan` refuses, all at once."""
         self._check(shard.profile)
-        return self.validate(shard.profile, gpus) + check_spec(shard)
+        problems = self.validate(shard.profile, gpus) + check_spec(shard)
+        # A key pasted into another field (a path, a name) is still the key: never echoed.
+        return [masked(problem, shard.api_key) for problem in problems]
 
     def commands(self, shard: ShardSpec, gpus: Sequence[GPUInfo] = ()) -> list[Command]:
         """The processes of ``shard`` in start order, with profile overrides applied.
@@ -92,11 +96,13 @@ class Engine:
         answer = self._call("commands", shard=shard, installed=self._registry.installed(self.name))
         built: list[Command] = []
         dropped: dict[str, DroppedVar] = {}
-        for command in self._answers.commands(answer):
+        for command in self._answers.commands("commands", answer):
             env = apply_profile_env(EnvBuild(command.env, command.why), shard, self._registry.policy)
             dropped.update((var.key, var) for var in env.dropped)
             built.append(_with_env(command, env, self.name))
-        if shard.api_key and shard.api_key in "\0".join(arg for c in built for arg in c.argv()):
+        # Joined without a separator too: a key split over two argv elements is still there.
+        argv = [arg for command in built for arg in command.argv()]
+        if shard.api_key and (shard.api_key in "\0".join(argv) or shard.api_key in "".join(argv)):
             # Any local user can read /proc/PID/cmdline: a key there is a key published.
             raise EngineError(f"engine {self.name!r} put the API key on a command line; refusing it")
         return built, tuple(dropped.values())
@@ -131,6 +137,10 @@ class Engine:
         Given the shard, the command carries the shard's placement variables, so it sees
         exactly the devices the shard's engine will; ``None`` when the engine never falls back.
         """
+        if shard is not None:
+            problems = self.problems(shard)
+            if problems:
+                raise SpecError(problems)
         answer = self._call("device_listing", shard=shard, installed=self._registry.installed(self.name))
         listing = self._answers.optional_command("device_listing", answer)
         if listing is None or shard is None:

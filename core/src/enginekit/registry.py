@@ -15,8 +15,9 @@ import pluggy
 from enginekit import hookspecs
 from enginekit.convert import structure
 from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
-from enginekit.errors import EnginekitError, EngineUnavailable
+from enginekit.errors import ConfigError, EnginekitError, EngineUnavailable
 from enginekit.logs import logger
+from enginekit.text import printable, unsafe_text
 
 if TYPE_CHECKING:
     from enginekit.contract import Answers
@@ -62,9 +63,9 @@ class Registry:
         self._pending: dict[str, importlib.metadata.EntryPoint] = {}
         self._configs: Mapping[str, Mapping[str, Any]] = {}
         self._installed: dict[str, Path] = {}
-        #: ``[installed]`` from the node config: resolved when its engine loads, so one
-        #: engine's entry never imports, or breaks, another.
-        self._installed_wanted: dict[str, Path] = {}
+        #: ``[installed]`` from the node config, as written: checked when its engine
+        #: loads, so one engine's entry never imports, or breaks, another.
+        self._installed_wanted: dict[str, object] = {}
         #: Engines this node does not offer, and what said so.
         self._disabled: dict[str, str] = {}
         self._callers: dict[tuple[str, str], Any] = {}
@@ -79,7 +80,7 @@ class Registry:
         policy: EnvPolicy = DEFAULT_POLICY,
         lenient: bool = False,
         group: str = hookspecs.ENTRY_POINT_GROUP,
-        installed: Mapping[str, Path] | None = None,
+        installed: Mapping[str, object] | None = None,
         not_enabled_because: str = "not in the list of enabled engines",
     ) -> Registry:
         """Find installed engines without importing them.
@@ -95,7 +96,7 @@ class Registry:
         """
         registry = cls(policy=policy, lenient=lenient)
         registry._configs = dict(config or {})
-        registry._installed_wanted = {name: Path(path) for name, path in (installed or {}).items()}
+        registry._installed_wanted = dict(installed or {})
         reasons = disable if isinstance(disable, Mapping) else dict.fromkeys(disable, "disabled here")
         found: dict[str, list[importlib.metadata.EntryPoint]] = {}
         for ep in importlib.metadata.entry_points(group=group):
@@ -105,9 +106,10 @@ class Registry:
                 registry._disabled[name] = reasons[name]
             elif enable is not None and name not in enable:
                 registry._disabled[name] = not_enabled_because
-            elif len({ep.value for ep in eps}) > 1:
+            elif len({ep.value for ep in eps}) > 1 or len({_distribution(ep) for ep in eps}) > 1:
                 # Two distributions claim one name: refuse to guess which one is meant. A
-                # third party registering "vllm" must not quietly replace, or break, vLLM.
+                # third party registering "vllm" must not quietly replace, or break, vLLM,
+                # even by pointing at the same module path its own package shadows.
                 sources = " and ".join(sorted(_source(ep) for ep in eps))
                 registry._fail(
                     name,
@@ -153,9 +155,6 @@ class Registry:
         self._engines[name] = plugin
         self._sources[name] = source or "added in process"
         self._callers.clear()
-        wanted = self._installed_wanted.pop(name, None)
-        if wanted is not None and not self.use_installed(name, wanted):
-            self.warnings.append(f"installed.{name}: engine {name!r} takes no installed build")
 
     def add_wrapper(self, plugin: object, name: str) -> None:
         """Register a non-engine plugin whose hooks wrap every engine's (``wrapper=True`` only)."""
@@ -230,7 +229,7 @@ class Registry:
 
         return Engine(name, self, self._plugin(name)).unavailable()
 
-    def caller(self, name: str, hook_name: str) -> Any:
+    def _caller(self, name: str, hook_name: str) -> Any:
         """The hook caller that reaches engine ``name`` (and wrappers) but no other engine."""
         key = (name, hook_name)
         if key not in self._callers:
@@ -248,7 +247,7 @@ class Registry:
         """
         key = (name, "=" + hook_name)
         if key not in self._callers:
-            caller = self.caller(name, hook_name)
+            caller = self._caller(name, hook_name)
             self._callers[key] = caller() if answers is None else answers.call(hook_name, caller)
         return self._callers[key]
 
@@ -275,8 +274,11 @@ class Registry:
             with contextlib.redirect_stdout(sys.stderr):
                 target = ep.load()
                 plugin = _instantiate(target, self._configs.get(name, {}), name, self.lenient, self.warnings)
+            installed = _installed_path(name, self._installed_wanted.pop(name, None))
             self.add(plugin, name, source=_source(ep))
-        except Exception as exc:  # one broken engine hides no other
+            if installed is not None and not self.use_installed(name, installed):
+                self.warnings.append(f"installed.{name}: engine {name!r} takes no installed build")
+        except (Exception, SystemExit) as exc:  # one broken engine hides no other
             logger().debug("engine %r failed to load", name, exc_info=True)
             self._fail(name, _source(ep), _reason(exc))
 
@@ -298,18 +300,20 @@ def _no_answer(**_: Any) -> None:
     return None
 
 
-def _reason(exc: Exception) -> str:
-    """One line saying why a plugin failed to load; a ConfigError lists its problems."""
-    problems = getattr(exc, "problems", None)
-    text = "; ".join(problems) if problems else str(exc)
-    text = (
-        text.encode("unicode_escape", "backslashreplace").decode("ascii") if not text.isprintable() else text
-    )
-    return f"{type(exc).__name__}: {text[:2000]}"
+def _reason(exc: BaseException) -> str:
+    """One printable line saying why a plugin failed to load; a ConfigError lists its problems."""
+    try:
+        problems = getattr(exc, "problems", None)
+        text = "; ".join(str(p) for p in problems) if problems else str(exc)
+    except Exception:  # an exception whose __str__ raises says nothing more
+        text = ""
+    return printable(f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
 
 
-def _instantiate(obj: Any, raw: Mapping[str, Any], name: str, lenient: bool, warnings: list[str]) -> object:
+def _instantiate(obj: Any, raw: object, name: str, lenient: bool, warnings: list[str]) -> object:
     """Classes get their typed config section; a module plugin is used as it is."""
+    if not isinstance(raw, Mapping):
+        raise ConfigError([f"engines.{name}: expected a table, got {type(raw).__name__}"])
     config_type = getattr(obj, "config_type", None) if isinstance(obj, type) else None
     if config_type is not None:
         config, unknown = structure(raw, config_type, path=f"engines.{name}", lenient=lenient)
@@ -318,6 +322,20 @@ def _instantiate(obj: Any, raw: Mapping[str, Any], name: str, lenient: bool, war
     if raw:
         raise EnginekitError(f"engine {name!r} takes no configuration (engines.{name})")
     return obj() if isinstance(obj, type) else obj
+
+
+def _installed_path(name: str, value: object) -> Path | None:
+    """The ``[installed]`` build of engine ``name``: an absolute path, or refused with the field named."""
+    if value is None:
+        return None
+    # Relative to whatever directory the agent runs in, as root, is never what was meant.
+    if not isinstance(value, str) or not value.startswith("/") or unsafe_text(value):
+        raise ConfigError([f"installed.{name}: expected an absolute path to the build's root"])
+    return Path(value)
+
+
+def _distribution(ep: importlib.metadata.EntryPoint) -> str:
+    return ep.dist.metadata["Name"] if ep.dist is not None else "?"
 
 
 def _source(ep: importlib.metadata.EntryPoint) -> str:

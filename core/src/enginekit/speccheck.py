@@ -6,6 +6,7 @@ import functools
 import ipaddress
 import re
 import typing
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -26,13 +27,18 @@ _HOSTNAME = re.compile(
     r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?\Z"
 )
-_PRINTABLE = re.compile(r"[\x21-\x7e]+")
+#: The characters of base64, base64url and JWT keys: none is special to a shell, to
+#: shlex quoting or to a URL, so a masked plan never shows part of a key split by quoting.
+_KEY_CHARACTERS = re.compile(r"[A-Za-z0-9._~+/=:-]+")
 MAX_API_KEY = 4096
 #: Shorter keys are guessable, and short ones such as ``serve`` or ``8000`` also occur in
 #: every command line, where masking them would garble the plan.
 MIN_API_KEY = 16
 #: A RoCE GID index is an 8-bit field of the address vector NCCL builds.
 MAX_GID_INDEX = 255
+#: More devices and adapters than any node has.
+MAX_DEVICES = 1024
+MAX_HCAS = 64
 
 
 def check_spec(spec: ShardSpec) -> list[str]:
@@ -41,6 +47,19 @@ def check_spec(spec: ShardSpec) -> list[str]:
 
 
 def _problems(spec: ShardSpec) -> Iterator[str]:
+    oversized = [
+        f"{field}: more than {limit} entries ({len(items)})"
+        for field, items, limit in (
+            ("gpu_indices", spec.gpu_indices, MAX_DEVICES),
+            ("gpu_uuids", spec.gpu_uuids, MAX_DEVICES),
+            ("hcas", spec.hcas, MAX_HCAS),
+        )
+        if len(items) > limit
+    ]
+    if oversized:
+        # Nothing else is checked: every other rule would scan, and echo, the oversized list.
+        yield from oversized
+        return
     texts: list[str] = []
     _collect(spec, texts)
     if UNSAFE_CHARACTERS.search("".join(texts)):  # the common case needs no paths
@@ -68,8 +87,9 @@ def _problems(spec: ShardSpec) -> Iterator[str]:
     if spec.bind_addr and not _is_host(spec.bind_addr):
         yield f"bind_addr: expected a host name or IP address, got {spec.bind_addr!r}"
     yield from _devices(spec)
-    if len(set(spec.hcas)) != len(spec.hcas):
-        yield f"hcas: listed twice: {sorted({h for h in spec.hcas if spec.hcas.count(h) > 1})}"
+    twice = sorted(hca for hca, count in Counter(spec.hcas).items() if count > 1)
+    if twice:
+        yield f"hcas: listed twice: {twice[:8]}"
     for hca in spec.hcas:
         if not _HCA.match(hca):
             yield f"hcas: expected an adapter name with an optional :port, got {hca!r}"
@@ -154,7 +174,9 @@ def _is_host(text: str) -> bool:
     try:
         address = ipaddress.ip_address(text)
     except ValueError:
-        return bool(_HOSTNAME.match(text))
+        # A last label of digits alone is no host name: resolvers read ``127.1`` and
+        # ``2130706433`` as IPv4 addresses in forms Python refuses, so refuse them too.
+        return bool(_HOSTNAME.match(text)) and not text.rstrip(".").rsplit(".", 1)[-1].isdigit()
     # ``fe80::1%eth0``: Python accepts any text as the zone; it is an interface name.
     zone = getattr(address, "scope_id", None)
     return zone is None or bool(_IFNAME.match(zone))
@@ -163,8 +185,9 @@ def _is_host(text: str) -> bool:
 def _devices(spec: ShardSpec) -> Iterator[str]:
     if any(not 0 <= i <= MAX_GPU_INDEX for i in spec.gpu_indices):
         yield f"gpu_indices: each must be in 0-{MAX_GPU_INDEX}, got {list(spec.gpu_indices)[:16]}"
-    if len(set(spec.gpu_indices)) != len(spec.gpu_indices):
-        yield f"gpu_indices: a GPU is listed twice in {list(spec.gpu_indices)}"
+    twice = sorted(index for index, count in Counter(spec.gpu_indices).items() if count > 1)
+    if twice:
+        yield f"gpu_indices: listed twice: {twice[:8]}"
     uuids = spec.gpu_uuids
     if not uuids:
         if spec.gpu_indices and len(spec.gpu_indices) != spec.profile.per_node:
@@ -206,7 +229,10 @@ def _api_key(key: str) -> Iterator[str]:
         yield f"api_key: longer than {MAX_API_KEY} characters"
     elif len(key) < MIN_API_KEY:
         yield f"api_key: shorter than {MIN_API_KEY} characters, so guessable (the value is not shown)"
-    if not _PRINTABLE.fullmatch(key):
-        yield "api_key: must be printable ASCII without spaces (the value is not shown)"
+    if not _KEY_CHARACTERS.fullmatch(key):
+        yield (
+            "api_key: must be ASCII letters, digits and . _ ~ + / = : - only, as base64 and JWT "
+            "keys are (the value is not shown)"
+        )
     elif key.startswith("-"):
         yield "api_key: must not start with '-', where an engine's parser would read it as a flag"

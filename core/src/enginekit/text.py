@@ -11,9 +11,15 @@ import re
 #: - bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) make an operator
 #:   read ``--a --b`` where the bytes say ``--b --a`` ("Trojan Source");
 #: - U+2028 and U+2029 are line breaks to JavaScript and to some log viewers;
+#: - invisible characters — direction marks (U+061C, U+200E, U+200F), zero-width spaces
+#:   and joiners (U+200B–U+200D, U+2060–U+2064, U+FEFF) and tag characters
+#:   (U+E0000–U+E007F) — make two different strings look the same;
 #: - a lone surrogate is not text at all: it cannot be encoded as UTF-8, so it crashes
 #:   whatever prints or execs it.
-UNSAFE_CHARACTERS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+UNSAFE_CHARACTERS = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u2069\ufeff\ud800-\udfff\U000e0000-\U000e007f]"
+)
 
 
 def unsafe_text(text: str) -> str | None:
@@ -37,6 +43,23 @@ def describe(char: str) -> str:
         kind = "a Unicode line separator"
     elif 0xD800 <= code <= 0xDFFF:
         kind = "a lone surrogate (not valid Unicode text)"
-    else:
+    elif 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069:
         kind = "a bidirectional override"
+    else:
+        kind = "an invisible character"
     return f"{kind} (U+{code:04X})"
+
+
+def printable(text: str, limit: int = 2000) -> str:
+    """``text`` fit for one line of a terminal: unsafe characters escaped, at most ``limit`` long.
+
+    For text enginekit did not write (a plugin's message, a name from an entry point):
+    shown, so an operator can act on it, but never able to forge a line or hide itself.
+    """
+    if UNSAFE_CHARACTERS.search(text):
+        text = "".join(_escaped(char) for char in text)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _escaped(char: str) -> str:
+    return f"\\u{{{ord(char):04X}}}" if UNSAFE_CHARACTERS.match(char) else char
