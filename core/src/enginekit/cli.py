@@ -338,23 +338,22 @@ class _EnvView:
 def _env_shell(view: _EnvView, explain: bool) -> str:
     # Every value is quoted exactly as render quotes argv, so `eval "$(enginekit env …)"`
     # sets variables and never runs what a profile value holds.
-    lines = _env_comments(view)
-    for key, value in view.env.items():
-        if explain:
-            lines.append(f"# {_one_line(view.why[key])}")
-        lines.append(f"export {key}={shlex.quote(value)}")
-    return "".join(f"{line}\n" for line in lines)
+    return _env_lines(view, explain, lambda key, value: f"export {key}={shlex.quote(value)}")
 
 
 def _env_dotenv(view: _EnvView, explain: bool) -> str:
     # KEY=value as docker's --env-file reads it: no quoting, which is safe only because a
     # value can hold no newline (the env policy and the plugin contract refuse them).
+    return _env_lines(view, explain, lambda key, value: f"{key}={value}")
+
+
+def _env_lines(view: _EnvView, explain: bool, line: Callable[[str, str], str]) -> str:
     lines = _env_comments(view)
     for key, value in view.env.items():
         if explain:
             lines.append(f"# {_one_line(view.why[key])}")
-        lines.append(f"{key}={value}")
-    return "".join(f"{line}\n" for line in lines)
+        lines.append(line(key, value))
+    return "".join(f"{text}\n" for text in lines)
 
 
 def _env_comments(view: _EnvView) -> list[str]:
