@@ -14,7 +14,10 @@ from tests.conftest import EXAMPLES
 CONFIG = EXAMPLES / "node-config.toml"
 #: (example, variables its engine generates for the shard that a profile must not move)
 GENERATED = [
-    ("vllm-cpu.toml", {"OMP_NUM_THREADS": "64", "VLLM_CPU_OMP_THREADS_BIND": "all", "VLLM_TARGET_DEVICE": "cuda"}),
+    (
+        "vllm-cpu.toml",
+        {"OMP_NUM_THREADS": "64", "VLLM_CPU_OMP_THREADS_BIND": "all", "VLLM_TARGET_DEVICE": "cuda"},
+    ),
     ("llamacpp-cpu.toml", {"CUDA_VISIBLE_DEVICES": "0"}),
 ]
 

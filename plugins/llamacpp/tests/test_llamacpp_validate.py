@@ -218,8 +218,8 @@ def test_every_problem_is_reported_at_once() -> None:
     "args",
     [
         ["-to", "600"],  # --timeout, not -t with a glued value: llama.cpp has none
-        ["-md", "/models/draft.gguf"],  # --model-draft, not -m
-        ["-mm", "/models/mmproj.gguf"],
+        # -md and -mm name GGUF files parsed as root: refused unless allowed
+        # (test_llamacpp_host_paths.py), as --model-draft and --mmproj, never as -m.
         ["-c", "8192", "-np", "4", "-fa", "on", "-ctk", "q8_0", "--cache-type-v", "q8_0"],
         ["--lora-init-without-apply", "--no-slots", "--no-agent", "--no-webui"],
         ["--threads-http", "4", "--draft-max", "8", "-ngld", "99"],
@@ -247,9 +247,13 @@ def test_allow_args_accepts_only_flags_this_plugin_gates() -> None:
         structure({"allow_args": ["--rcp", "-ag"]}, LlamaCppConfig, path="engines.llamacpp")
     assert refused.value.problems == (
         "engines.llamacpp: allow_args: '--rcp', '-ag': not a flag this plugin gates; name each as one of "
-        "--agent, --hf-file-v, --hf-repo-draft, --hf-repo-v, --log-file, --mcp-servers-config, "
-        "--mcp-servers-json, --media-path, --mmproj-url, --path, --rpc, --slot-save-path, --slots, --tools, "
-        "--ui-mcp-proxy",
+        "--agent, --binary-file, --chat-template-file, --control-vector, "
+        "--control-vector-scaled, --file, --grammar-file, --hf-file-v, --hf-repo-draft, "
+        "--hf-repo-v, --json-schema-file, --log-file, --log-prompts-dir, --lookup-cache-dynamic, "
+        "--lookup-cache-static, --mcp-servers-config, --mcp-servers-json, --media-path, "
+        "--mmproj, --mmproj-url, --model-draft, --model-vocoder, --path, --rpc, "
+        "--slot-save-path, --slots, --ssl-cert-file, --ssl-key-file, --system-prompt-file, "
+        "--tools, --tools-runtime, --ui-config-file, --ui-mcp-proxy, --video-ffmpeg-dir",
     )
     with pytest.raises(SpecError, match=r"^engines\.llamacpp\.allow_flags: unknown field$"):
         structure({"allow_flags": ["--rpc"]}, LlamaCppConfig, path="engines.llamacpp")

@@ -215,10 +215,10 @@ def test_underscore_spellings_are_refused_with_the_dashed_spelling() -> None:
     "args",
     [
         ("--mem-fraction-static", "0.85"),
-        ("--ssl-keyfile", "/etc/ssl/engine.key"),  # a prefix of --ssl-keyfile-password
+        # --ssl-keyfile and --quantization-param-path read host files: refused unless allowed
+        # (test_sglang_host_paths.py), and --ssl-keyfile never as the password secret.
         ("--model-impl", "sglang"),  # an extension of --model
         ("--sidecar-args", "[]"),
-        ("--quantization-param-path", "/models/m/kv.json"),
         ("--enable-metrics-for-all-schedulers",),
         ("--enable-lora-overlap-loading",),
         ("--hicache-storage-backend", "file"),

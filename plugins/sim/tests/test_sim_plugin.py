@@ -258,7 +258,11 @@ def problems(args: tuple[str, ...], **config: object) -> list[str]:
         (("--fault", "exit-at-start:300"), "exit code '300' must be 0-255"),
         (("--fault", "crash-after-requests"), "expected crash-after-requests:N[:CODE]"),
         (("--fault", "slow-health:1@x"), "the rank after '@' must be a node rank"),
-        (("--itl-ms", "fast"), "argument --itl-ms: invalid float value"),
+        (
+            ("--itl-ms", "fast"),
+            "'--itl-ms' (--itl-ms) takes a plain decimal number (ASCII digits, a sign, a point and "
+            "an exponent); its value is not one",
+        ),
         (("--kv-event-format", "json"), "argument --kv-event-format: invalid choice (choose from"),
     ],
 )
@@ -342,7 +346,7 @@ def test_config_is_structured_from_the_node_config_and_checked() -> None:
     assert registry.engine("sim").plugin.config.ttft_ms == 1.0  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="unknown kind"):
         SimConfig(faults=("explode",))
-    with pytest.raises(ValueError, match="itl_ms must be 0 or more"):
+    with pytest.raises(ValueError, match="itl_ms must be between 0 and 60000 milliseconds, got -1"):
         SimConfig(itl_ms=-1.0)
     with pytest.raises(ValueError, match="python must name an interpreter"):
         SimConfig(python="-c")

@@ -15,8 +15,8 @@ from enginekit.testing import engine_for
 from enginekit_vllm import VllmConfig, VllmEngine
 from enginekit_vllm.argpolicy import SYNTAX, arg_problems
 from enginekit_vllm.flags import CODE_KEYS, CODE_LOADING, SECRETS
-from enginekit_vllm.launch import build
-from vllm_specs import profile, single
+from enginekit_vllm.launch import build, node_ip
+from vllm_specs import profile, single, two_node
 
 GPU_UUIDS = tuple(f"GPU-8932f937-d72c-4106-c12f-20bd9faed9f{i}" for i in range(8))
 
@@ -156,6 +156,7 @@ CODE_KEY_ROWS: tuple[tuple[str, str, str], ...] = (
     ),
     ("--ec-manager-config", "encoder_cache_manager_cls", "imports the encoder-cache manager class it names"),
     ("--compilation-config", "backend", "a dotted backend name is imported as the torch.compile backend"),
+    ("--compilation-config", "inductor_passes", "each pass is a qualified function name, imported"),
     ("--logging-config", "pylogging_config_file", "a logging dictConfig file can import any callable"),
 )
 
@@ -203,7 +204,12 @@ def test_every_secret_flag_with_a_value_is_refused_and_its_value_never_echoed(
 def test_every_refused_flag_has_a_row_with_its_reason_here() -> None:
     missing = (
         sorted(set(CODE_LOADING) - {row[0] for row in CODE_LOADING_ROWS})
-        + sorted(f"{f}.{k}" for f, k in CODE_KEYS.items() if (f, k) not in {r[:2] for r in CODE_KEY_ROWS})
+        + sorted(
+            f"{f}.{k}"
+            for f, keys in CODE_KEYS.items()
+            for k in keys
+            if (f, k) not in {r[:2] for r in CODE_KEY_ROWS}
+        )
         + sorted(set(SECRETS) - {row[0] for row in SECRET_ROWS})
     )
     assert not missing, f"refused flags without a row (and a reason) in this file: {missing}"
@@ -218,3 +224,89 @@ def test_the_plugin_refuses_what_the_tables_refuse_through_validate() -> None:
     engine = engine_for(VllmEngine(), "vllm")
     found = engine.validate(profile(tp=1, args=("--trust-remote-code",)))
     assert any("(--trust-remote-code)" in p for p in found)
+
+
+def test_a_dashed_code_naming_key_in_a_value_json_cannot_read_is_refused() -> None:
+    (problem,) = problems([KV, '{"kv-connector-module-path": evil.Connector}'])
+    assert f"({KV}) sets {KV_KEY}, which imports the code it names" in problem
+
+
+# --- launch: what each generated variable is for (render --explain) -----------------------------
+
+_HOST_IP_NATIVE = (
+    "this node's management address: the leader binds the queue that feeds the other "
+    "nodes there, and vLLM otherwise guesses from the default route"
+)
+_HOST_IP_RAY = (
+    "this node's management address, the one Ray knows it by: Ray's workers inherit it, "
+    "and vLLM matches workers to nodes by it"
+)
+_RAY_ADDRESS = (
+    "the server joins this shard's own Ray head; left unset, Ray takes the cluster started "
+    "last on this node, which may be another replica's"
+)
+
+
+def test_every_variable_vllm_adds_carries_its_reviewed_explanation() -> None:
+    # What `render --explain` shows an operator: rewording one is a reviewed change.
+    (server,) = build(VllmConfig(), single(), None)
+    assert server.why["VLLM_API_KEY"] == "the API key: vLLM reads it from here, never from argv"
+    assert server.secret_env == frozenset({"VLLM_API_KEY"})
+    cpu = profile(tp=2, gpus_per_node=2, args=())
+    (command,) = build(VllmConfig(), single(gpu_indices=(), threads=4, profile=cpu, api_key=""), None)
+    assert {
+        key: command.why[key]
+        for key in ("VLLM_TARGET_DEVICE", "VLLM_CPU_OMP_THREADS_BIND", "OMP_NUM_THREADS")
+    } == {
+        "VLLM_TARGET_DEVICE": "a CPU shard: vLLM picks its CPU platform only when told, or from a '+cpu' build",
+        "VLLM_CPU_OMP_THREADS_BIND": (
+            "placement reserved a number of cores, not which: vLLM's auto binding would take "
+            "every core of a NUMA node whoever else runs there"
+        ),
+        "OMP_NUM_THREADS": (
+            "the cores placement reserved, shared among the shard's ranks: vLLM sizes the "
+            "OpenMP pool itself only when it binds"
+        ),
+    }
+    (native,) = build(VllmConfig(), two_node(0), None)
+    assert native.why["VLLM_HOST_IP"] == _HOST_IP_NATIVE
+    head, ray_server = build(VllmConfig(multinode="ray"), two_node(0), None)
+    assert head.why["VLLM_HOST_IP"] == ray_server.why["VLLM_HOST_IP"] == _HOST_IP_RAY
+    assert ray_server.why["RAY_ADDRESS"] == _RAY_ADDRESS
+    for built in (server, command, native, head, ray_server):
+        assert set(built.why) == set(built.env), "every generated variable is explained"
+
+
+# --- launch: which address a node is known by ------------------------------------------------------
+
+
+def test_the_leader_is_known_by_its_leader_address_when_bind_addr_is_no_ip() -> None:
+    leader = two_node(0, bind_addr="node-0.cluster.local")
+    assert node_ip(leader) == "10.0.0.11"
+    worker = two_node(1, bind_addr="node-1.cluster.local")
+    assert node_ip(worker) is None  # a worker's leader_addr is the leader's, not its own
+
+
+def test_a_ray_worker_without_an_ip_is_told_to_set_bind_addr() -> None:
+    with pytest.raises(EngineError) as err:
+        build(VllmConfig(multinode="ray"), two_node(1, bind_addr="node-1"), None)
+    assert str(err.value).startswith("shard r-405-1: bind_addr: Ray needs this node's IP address")
+    with pytest.raises(EngineError) as leader:
+        build(VllmConfig(multinode="ray"), two_node(0, leader_addr="head", bind_addr="node-0"), None)
+    assert str(leader.value).startswith("shard r-405-0: leader_addr or bind_addr: Ray needs")
+
+
+@pytest.mark.parametrize(("version", "ok"), [("0.11.0", False), ("0.11.1", True), ("0.12.0", True)])
+def test_native_multi_node_runs_from_0_11_1_on(version: str, ok: bool) -> None:
+    config = VllmConfig(version=version)
+    if ok:
+        assert build(config, two_node(0), None)
+    else:
+        with pytest.raises(EngineError, match=r"needs vLLM 0\.11\.1 or newer"):
+            build(config, two_node(0), None)
+
+
+def test_a_shard_without_an_id_is_named_unnamed_in_a_refusal() -> None:
+    with pytest.raises(EngineError) as err:
+        build(VllmConfig(version="0.23.0"), single(shard_id="", gpu_uuids=GPU_UUIDS), None)
+    assert str(err.value).startswith("shard (unnamed): gpu_uuids: vLLM 0.23.0 reads every")

@@ -43,6 +43,17 @@ ALIASES: dict[str, str] = {
     "-hfv": "--hf-repo-v",
     "-hfrv": "--hf-repo-v",
     "-hffv": "--hf-file-v",
+    "-f": "--file",
+    "-sysf": "--system-prompt-file",
+    "-bf": "--binary-file",
+    "-jf": "--json-schema-file",
+    "-lcs": "--lookup-cache-static",
+    "-lcd": "--lookup-cache-dynamic",
+    "-mm": "--mmproj",
+    "-md": "--model-draft",
+    "--spec-draft-model": "--model-draft",
+    "-mv": "--model-vocoder",
+    "--webui-config-file": "--ui-config-file",
 }
 
 _MODEL = "set the profile's model_path to the GGUF file instead"
@@ -111,6 +122,28 @@ RISKY: dict[str, str] = {
     "--hf-repo-draft": "downloads a draft model from the Hugging Face repository it names",
     "--hf-repo-v": "downloads a vocoder model from the Hugging Face repository it names",
     "--hf-file-v": "downloads the vocoder model file it names from Hugging Face",
+    # Files read as root (common/arg.cpp): their content reaches the model, a client, or
+    # a parser, so a profile could read any file of the node through them.
+    "--chat-template-file": "reads the chat template from the host file it names, as root",
+    "--file": "reads the prompt from the host file it names, as root",
+    "--system-prompt-file": "reads the system prompt from the host file it names, as root",
+    "--binary-file": "reads prompts from the host file it names, as root",
+    "--grammar-file": "reads a grammar from the host file it names, as root",
+    "--json-schema-file": "reads a JSON schema from the host file it names, as root",
+    "--control-vector": "reads control vectors from the host files it names, as root",
+    "--control-vector-scaled": "reads control vectors from the host files it names, as root",
+    "--lookup-cache-static": "reads a lookup cache from the host file it names, as root",
+    "--lookup-cache-dynamic": "reads and writes a lookup cache at the host path it names, as root",
+    "--mmproj": "parses the multimodal projector at the host path it names, as root",
+    "--model-draft": "parses the draft model at the host path it names, as root",
+    "--model-vocoder": "parses the vocoder model at the host path it names, as root",
+    "--ui-config-file": "serves the JSON of the host file it names to the web UI",
+    "--log-prompts-dir": "writes every prompt to the directory it names, as root",
+    "--video-ffmpeg-dir": "runs the ffmpeg and ffprobe programs of the directory it names",
+    "--tools-runtime": "runs the built-in tools in the container or over the SSH host it names",
+    # TLS files are the site's: a profile must not pick which host key the server presents.
+    "--ssl-key-file": "loads the TLS private key from the host file it names, as root",
+    "--ssl-cert-file": "loads the TLS certificate from the host file it names, as root",
 }
 ALLOWABLE = frozenset(RISKY)
 

@@ -82,7 +82,62 @@ HOST_ACCESS: dict[str, str] = {
     "--remote-instance-weight-loader-seed-instance-ip": "loads the weights from the host it names",
     "--modelexpress-config": "loads the weights from the peer-to-peer service its JSON names",
     "--otlp-traces-endpoint": "sends a trace of every request to the collector it names",
+    "--speculative-token-map": "downloads or reads the draft vocabulary table it names, as root",
+    "--quantization-param-path": "reads KV-cache scaling factors from the host file it names, as root",
+    "--rl-quant-profile": "reads a FlashRL quantization profile from the host file it names, as root",
+    "--decrypted-config-file": "reads the model config from the host file it names, as root",
+    "--decrypted-draft-config-file": "reads the draft model config from the host file it names, as root",
+    # TLS files are the site's: a profile must not pick which host key the server presents.
+    "--ssl-keyfile": "loads the TLS private key from the host file it names, as root",
+    "--ssl-certfile": "loads the TLS certificate from the host file it names, as root",
+    "--ssl-ca-certs": "loads the CA certificates from the host file it names, as root",
 }
+
+#: Options whose value names the repository or directory part of the model is loaded
+#: from: refused unless the value is the profile's model_path itself (which SGLang loads
+#: anyway), or the site allows the option. ``--speculative-draft-model`` is an alias of
+#: the draft option, which its prefix reading already covers.
+MODEL_SOURCES: dict[str, str] = {
+    "--tokenizer-path": "loads the tokenizer from the Hugging Face repository or host path it names",
+    "--speculative-draft-model-path": (
+        "loads the draft model from the Hugging Face repository or host path it names"
+    ),
+}
+
+#: Options that take a built-in template's name or a template file's path (SGLang tries
+#: the name first, then ``os.path.exists``; ``entrypoints/openai/template_manager.py``):
+#: a value with '/' is a path and refused unless allowed, a bare name passes.
+TEMPLATES: dict[str, str] = {
+    "--chat-template": "reads the chat template from the host path it names, as root",
+    "--completion-template": "reads the completion template from the host path it names, as root",
+}
+
+#: Load formats that read the model's own files and nothing else (``LOAD_FORMAT_CHOICES``);
+#: any other is refused unless allowed. Those below reach other hosts or write.
+LOAD_FORMAT_OPTIONS = frozenset({"--load-format", "--speculative-draft-load-format"})
+SAFE_LOAD_FORMATS = frozenset(
+    """
+    auto pt safetensors npcache dummy sharded_state gguf bitsandbytes layered mistral
+    fastsafetensors
+    """.split()
+)
+REMOTE_LOAD_FORMATS: dict[str, str] = {
+    "remote": "loads the weights through a remote connector (S3, Redis, another server)",
+    "remote_instance": "copies the weights from another SGLang instance over the network",
+    "runai_streamer": "streams the weights from object storage with the Run:ai streamer",
+    "presharded": "writes a resharded checkpoint under the model directory or where its extra config says",
+    "flash_rl": "reads a FlashRL quantization profile from a host path",
+}
+
+#: ``--model-checksum`` alone checks the model_path repository; with a value it reads the
+#: checksums file or repository that value names (``fields/model.py``, nargs "?").
+CHECKSUM = "--model-checksum"
+#: ``--init-expert-location``: "trivial", inline JSON, or a ``.pt``/``.json`` host file
+#: (``eplb/expert_location.py``: torch.load or read_text).
+EXPERT_LOCATION = "--init-expert-location"
+VALUE_CHECKED = (
+    frozenset(MODEL_SOURCES) | frozenset(TEMPLATES) | LOAD_FORMAT_OPTIONS | {CHECKSUM, EXPERT_LOCATION}
+)
 
 #: Every real 0.5.23 option that is a prefix of, or extends, one of the options above
 #: (found by comparing all 561 options of the release's parser; ``--export-metrics-to-file``
@@ -94,12 +149,12 @@ NEIGHBOURS = frozenset(
     --hicache-storage-backend --model-loader-extra-config --model-impl --model-config-parser
     --modelopt-quant --model-checksum --enable-lora-overlap-loading
     --enable-metrics-for-all-schedulers --sidecar-args --quantization --quantization-param-path
-    --watermark-config --ssl-keyfile --export-metrics-to-file --log-requests
+    --watermark-config --export-metrics-to-file --log-requests
     """.split()
 )
 
 #: What ``allow_args`` may name: the risks that are the site's to take.
-ALLOWABLE = frozenset(CODE_LOADING) | frozenset(HOST_ACCESS)
+ALLOWABLE = frozenset(CODE_LOADING) | frozenset(HOST_ACCESS) | VALUE_CHECKED
 
 #: Boolean options (``store_true``: SGLang registers every ``bool`` field so), which take
 #: no value. The fields read are those of the option modules named above.
@@ -141,7 +196,8 @@ _ONE_VALUE = frozenset(
     --json-model-override-args --watermark-config --model-loader-extra-config --modelopt-quant
     --quantization-param-path --tool-server --sidecar --sidecar-args --forward-hooks --config
     --hicache-storage-backend --hicache-storage-backend-extra-config
-    --unified-cache-external-linker-config
+    --unified-cache-external-linker-config --tokenizer-path --speculative-draft-model-path
+    --completion-template --speculative-draft-load-format --init-expert-location
     """.split()
 )
 
@@ -159,6 +215,7 @@ SYNTAX = ArgSyntax(
     | frozenset(SECRETS)
     | frozenset(CODE_LOADING)
     | frozenset(HOST_ACCESS)
+    | VALUE_CHECKED
     | NEIGHBOURS
     | frozenset(ARITY),
     underscores=False,

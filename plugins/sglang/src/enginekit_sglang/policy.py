@@ -17,14 +17,22 @@ from enginekit.model import GPUInfo, Profile
 
 from enginekit_sglang.flags import (
     ARITY,
+    CHECKSUM,
     CODE_LOADING,
+    EXPERT_LOCATION,
     HOST_ACCESS,
+    LOAD_FORMAT_OPTIONS,
     MANAGED,
+    MODEL_SOURCES,
     NOT_ON_CUDA,
     QUANTIZATION_CHOICES,
     QUANTIZATION_FLOORS,
+    REMOTE_LOAD_FORMATS,
+    SAFE_LOAD_FORMATS,
     SECRETS,
     SYNTAX,
+    TEMPLATES,
+    VALUE_CHECKED,
 )
 
 ALLOW_KEY = "engines.sglang.allow_args"
@@ -40,7 +48,53 @@ def arg_problems(profile: Profile, allowed: Collection[str]) -> list[str]:
         *_secrets(name, args),
         *managed_option_problems(name, args, MANAGED, SYNTAX),
         *code_loading_problems(name, args, risky, allowed, SYNTAX, config_key=ALLOW_KEY),
+        *_value_problems(profile, allowed),
     ]
+
+
+def _value_problems(profile: Profile, allowed: Collection[str]) -> Iterator[str]:
+    """Options refused for some values only: a path where a name may go, another model, a remote loader."""
+    for use in find_options(profile.args, VALUE_CHECKED, SYNTAX):
+        if use.option in allowed or use.value is None:
+            continue  # a bare --model-checksum checks model_path; the others stop SGLang's parser
+        why = _why_refused(use.option, use.value, profile.model_path)
+        if why:
+            yield (
+                f"profile {profile.name!r}: args: {spelling(use.token)!r} ({use.option}) {why}; "
+                f'refused unless the site allows it ({ALLOW_KEY} = ["{use.option}"])'
+            )
+
+
+def _why_refused(option: str, value: str, model_path: str) -> str | None:
+    if option in TEMPLATES:
+        # A built-in template's name has no '/'; anything with one is a host path.
+        return (
+            f"{TEMPLATES[option]} (a value with '/' is a path; built-in names pass)" if "/" in value else None
+        )
+    if option in LOAD_FORMAT_OPTIONS:
+        fmt = value.strip().lower()
+        if fmt in SAFE_LOAD_FORMATS:
+            return None
+        # Only SGLang's own format names are repeated: the value itself is not echoed.
+        known = REMOTE_LOAD_FORMATS.get(fmt)
+        why = (
+            f"{fmt}: {known}"
+            if known
+            else "a load format this plugin does not know to read only the model's files"
+        )
+        return f"selects a weight loader that reaches beyond the model's own files ({why})"
+    if option == CHECKSUM:
+        return "reads the checksums file or repository it names (given alone, it checks model_path)"
+    if option == EXPERT_LOCATION:
+        if value.strip().lower().endswith((".pt", ".json")):
+            return (
+                "reads the expert placement from the host file it names, as root ('trivial' and "
+                "inline JSON pass)"
+            )
+        return None
+    if value == model_path:
+        return None
+    return f"{MODEL_SOURCES[option]}, not the profile's model_path"
 
 
 def _underscores(name: str, args: Sequence[str]) -> Iterator[str]:

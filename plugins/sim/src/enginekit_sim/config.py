@@ -2,21 +2,52 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import attrs
 
 from enginekit_sim.faults import parse_faults
+from enginekit_sim.settings import LIMITS, Limit, limit_problem
 
 
-def _non_negative(instance: Any, attribute: attrs.Attribute[Any], value: float) -> None:
-    if not value >= 0:
-        raise ValueError(f"{attribute.name} must be 0 or more, got {value!r}")
+class Real(float):
+    """A real number from a node config: an int or a float, finite; never a bool or a string.
+
+    The node config's converter would turn ``"50"``, ``true``, ``"1_0"`` or ``"٥"`` into
+    a float with ``float()``: a field of this type gets the value as written instead and
+    refuses all of them, and inf and nan, which no duration or rate can be.
+    """
+
+    def __new__(cls, value: object) -> Real:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise TypeError(f"expected a number, got {_kind(value)}")
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond any float
+            raise ValueError(f"expected a number of at most {len(str(2**1024))} digits") from None
+        if not math.isfinite(number):
+            raise ValueError(f"expected a finite number, got {number}")
+        return super().__new__(cls, number)
 
 
-def _positive(instance: Any, attribute: attrs.Attribute[Any], value: int) -> None:
-    if value < 1:
-        raise ValueError(f"{attribute.name} must be at least 1, got {value!r}")
+def _kind(value: object) -> str:
+    # The type only: a string could hold anything, and this ends up in logs.
+    return {bool: "true or false", str: "a string"}.get(type(value), type(value).__name__)
+
+
+def _within(option: str, *, low: float | None = None) -> Any:
+    """A validator keeping a field inside the server's limit for ``option`` (``LIMITS``)."""
+    limit = LIMITS[option]
+    if low is not None:
+        limit = Limit(low, limit.high, limit.unit)
+
+    def check(instance: Any, attribute: attrs.Attribute[Any], value: float) -> None:
+        problem = limit_problem(attribute.name, value, limit)
+        if problem:
+            raise ValueError(problem)
+
+    return check
 
 
 def _faults(instance: Any, attribute: attrs.Attribute[Any], value: tuple[str, ...]) -> None:
@@ -33,23 +64,29 @@ class SimConfig:
     """The simulated engine's node config; every value is rendered on the command line.
 
     A profile's pass-through arguments may override the latency model and add faults
-    for one model; these are the node's defaults.
+    for one model; these are the node's defaults. Numbers keep to the limits the server
+    itself checks at start (:data:`enginekit_sim.settings.LIMITS`), so a node config the
+    plugin accepts never renders a command the server refuses.
     """
 
     #: The interpreter that runs ``-m enginekit_sim``; it must have enginekit-sim
     #: installed. An absolute path is safer: a bare name is looked up in the child's PATH.
     python: str = attrs.field(default="python3", validator=_python)
-    startup_seconds: float = attrs.field(default=2.0, validator=_non_negative)
-    ttft_ms: float = attrs.field(default=50.0, validator=_non_negative)
-    itl_ms: float = attrs.field(default=15.0, validator=_non_negative)
+    startup_seconds: Real = attrs.field(
+        default=Real(2.0), converter=Real, validator=_within("startup_seconds")
+    )
+    ttft_ms: Real = attrs.field(default=Real(50.0), converter=Real, validator=_within("ttft_ms"))
+    itl_ms: Real = attrs.field(default=Real(15.0), converter=Real, validator=_within("itl_ms"))
     #: Added to the time to first token for each prompt token the prefix cache missed.
-    prefill_ms_per_token: float = attrs.field(default=0.0, validator=_non_negative)
+    prefill_ms_per_token: Real = attrs.field(
+        default=Real(0.0), converter=Real, validator=_within("prefill_ms_per_token")
+    )
     #: Requests running at once (vLLM's ``--max-num-seqs``); more wait in the queue.
-    max_num_seqs: int = attrs.field(default=256, validator=_positive)
-    max_model_len: int = attrs.field(default=4096, validator=_positive)
-    block_size: int = attrs.field(default=16, validator=_positive)
+    max_num_seqs: int = attrs.field(default=256, validator=_within("max_num_seqs"))
+    max_model_len: int = attrs.field(default=4096, validator=_within("max_model_len"))
+    block_size: int = attrs.field(default=16, validator=_within("block_size"))
     #: The simulated KV cache's capacity in blocks.
-    num_gpu_blocks: int = attrs.field(default=2048, validator=_positive)
+    num_gpu_blocks: int = attrs.field(default=2048, validator=_within("num_gpu_blocks_override"))
     seed: int = 0
     #: The ZMQ topic of KV-cache events; empty (vLLM's default) sends them untopiced.
     kv_events_topic: str = ""

@@ -16,6 +16,7 @@ from enginekit.args import (
 )
 
 from enginekit_sim.cli import SERVE_OPTIONS, ArgsError, build_parser, option_spellings
+from enginekit_sim.settings import number_problems
 
 #: Options enginekit sets from the shard spec: a profile giving them would win over the
 #: spec (argparse keeps the last value), so each is refused with the field to use.
@@ -76,6 +77,18 @@ def _arity() -> dict[str, int | None]:
 
 ARITY = _arity()
 
+#: How a number must be written in a profile's args. argparse's ``int()``/``float()`` also
+#: take ``1_0``, other scripts' digits (``٥``), surrounding blanks, ``inf`` and ``nan``:
+#: none is a number a profile author means, so only plain ASCII decimals pass.
+_PLAIN = {
+    int: re.compile(r"[+-]?[0-9]+\Z"),
+    float: re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z"),
+}
+#: Each numeric option of ``serve`` (canonical spelling) and the type its parser gives it.
+NUMERIC: dict[str, type] = {
+    names[-1]: keywords["type"] for names, keywords in SERVE_OPTIONS if keywords.get("type") in _PLAIN
+}
+
 
 def problems(name: str, args: Sequence[str], allowed: Collection[str]) -> list[str]:
     """Every reason the simulator refuses ``args`` of profile ``name``, all at once."""
@@ -99,15 +112,28 @@ def problems(name: str, args: Sequence[str], allowed: Collection[str]) -> list[s
                 f"profile {name!r}: args: {spelling(token)!r} is not an option of the simulated engine; "
                 f"see `python -m enginekit_sim serve --help`"
             )
+    found += [
+        f"profile {name!r}: args: {spelling(use.token)!r} ({use.option}) takes a plain decimal "
+        f"{'integer' if NUMERIC[use.option] is int else 'number'} (ASCII digits, a sign, "
+        f"{'nothing else' if NUMERIC[use.option] is int else 'a point and an exponent'}); "
+        f"its value is not one"
+        for use in find_options(args, NUMERIC, SYNTAX)
+        if use.value is not None and not _PLAIN[NUMERIC[use.option]].match(use.value)
+    ]
     if not found:
-        # The server's own parser has the last word, so a value it would refuse at
-        # start (a bad number, an unknown fault) is refused here first.
+        # The server's own parser and checks have the last word, so a value it would
+        # refuse at start (a bad number, one out of range, an unknown fault) is refused here first.
         try:
-            build_parser().parse_args(["serve", "model", *args])
+            namespace = build_parser().parse_args(["serve", "model", *args])
         except ArgsError as exc:
             found.append(f"profile {name!r}: args: the simulated engine refuses them: {_unvalued(str(exc))}")
         except SystemExit:  # pragma: no cover - only --help exits, refused above
             found.append(f"profile {name!r}: args: they make the simulated engine exit")
+        else:
+            found += [
+                f"profile {name!r}: args: the simulated engine refuses them: {problem}"
+                for problem in number_problems(namespace, shown=False)
+            ]
     return found
 
 

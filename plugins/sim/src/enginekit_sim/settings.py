@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -13,6 +14,64 @@ from enginekit_sim.faults import Fault, parse_faults
 
 class StartupError(Exception):
     """A setting the engine refuses at start: it exits 1 with this message, as vLLM would."""
+
+
+@dataclass(frozen=True)
+class Limit:
+    """The range of one number of the simulation, both ends included, and its unit."""
+
+    low: float
+    high: float
+    unit: str
+
+
+#: Every number the simulation runs on, by the parser's name for it: the range a real
+#: engine's setting could have. Anything outside (inf and nan included) would stall the
+#: server or exhaust its memory, so it stops at start, and the plugin refuses it in the
+#: node config and in a profile's args before anything starts.
+LIMITS: Mapping[str, Limit] = {
+    "startup_seconds": Limit(0, 3600, "seconds"),
+    "ttft_ms": Limit(0, 600_000, "milliseconds"),
+    "itl_ms": Limit(0, 60_000, "milliseconds"),
+    "prefill_ms_per_token": Limit(0, 1_000, "milliseconds"),
+    "heartbeat_seconds": Limit(0.001, 3600, "seconds"),
+    "join_timeout": Limit(0, 86_400, "seconds"),
+    "max_num_seqs": Limit(1, 65_536, "requests"),
+    "max_model_len": Limit(1, 16_777_216, "tokens"),
+    "block_size": Limit(1, 1024, "tokens"),
+    "num_gpu_blocks_override": Limit(1, 16_777_216, "blocks"),
+}
+
+
+def limit_problem(name: str, value: float, limit: Limit, *, shown: bool = True) -> str | None:
+    """Why ``value`` is outside ``limit``, naming it ``name``; None when it is inside.
+
+    :param shown: Whether the message may quote the value (not for a profile's args).
+    """
+    got = f", got {_number(value)}" if shown else ""
+    if not math.isfinite(value):
+        # nan compares false with everything and inf is no duration: name them first.
+        return f"{name} must be a finite number{got}"
+    if not limit.low <= value <= limit.high:
+        return f"{name} must be between {_number(limit.low)} and {_number(limit.high)} {limit.unit}{got}"
+    return None
+
+
+def _number(value: float) -> str:
+    """A number as a person writes it: whole ones in full, others in ``g`` form."""
+    if math.isfinite(value) and float(value).is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    return f"{value:g}"
+
+
+def number_problems(args: argparse.Namespace, *, shown: bool = True) -> list[str]:
+    """Each number of ``serve``'s arguments outside its :data:`LIMITS`, named as an option."""
+    found = []
+    for dest, limit in LIMITS.items():
+        problem = limit_problem("--" + dest.replace("_", "-"), getattr(args, dest), limit, shown=shown)
+        if problem:
+            found.append(problem)
+    return found
 
 
 @dataclass(frozen=True)
@@ -73,19 +132,15 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Setti
     :raises StartupError: listing what a real engine would refuse to start with.
     """
     problems = []
-    for name in ("tensor_parallel_size", "pipeline_parallel_size", "nnodes", "max_num_seqs", "block_size"):
+    for name in ("tensor_parallel_size", "pipeline_parallel_size", "nnodes"):
         if getattr(args, name) < 1:
             problems.append(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    problems += number_problems(args)
     if not 0 <= args.node_rank < max(args.nnodes, 1):
         problems.append(f"--node-rank must be in 0..{args.nnodes - 1}, got {args.node_rank}")
     world = args.tensor_parallel_size * args.pipeline_parallel_size
     if args.nnodes >= 1 and world % args.nnodes:
         problems.append(f"--nnodes {args.nnodes} must divide the world size TP x PP = {world}")
-    for name in ("startup_seconds", "ttft_ms", "itl_ms", "prefill_ms_per_token", "heartbeat_seconds"):
-        if not getattr(args, name) >= 0:
-            problems.append(f"--{name.replace('_', '-')} must be 0 or more, got {getattr(args, name)}")
-    if args.heartbeat_seconds <= 0:
-        problems.append("--heartbeat-seconds must be more than 0")
     devices = tuple(visible_devices(environ))
     per_node = world // max(args.nnodes, 1)
     # vLLM refuses a world larger than the GPUs it sees; a CPU shard (no devices) runs anyway.
@@ -123,7 +178,7 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Setti
         max_model_len=args.max_model_len,
         seed=args.seed,
         block_size=args.block_size,
-        num_blocks=max(args.num_gpu_blocks_override, 0),
+        num_blocks=args.num_gpu_blocks_override,
         heartbeat_s=args.heartbeat_seconds,
         join_timeout_s=args.join_timeout,
         devices=() if any(f.kind == "cpu-fallback" for f in faults) else devices,

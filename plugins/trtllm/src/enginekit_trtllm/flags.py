@@ -79,6 +79,19 @@ RISKY: dict[str, str] = {
     "--allow_request_chat_template": "renders the Jinja chat templates API clients send",
 }
 
+#: Options whose value names the repository or directory part of the model is loaded from:
+#: refused unless the value is the profile's model_path itself (which the server loads
+#: anyway), or the site names the option in ``allow_args``.
+MODEL_SOURCES: dict[str, str] = {
+    "--tokenizer": "loads the tokenizer from the Hugging Face repository or host path it names",
+}
+#: ``--chat_template`` takes a file path or the template itself: the server opens the value
+#: as a file first and reads it as a template only when that fails and it holds '{', '}'
+#: or a newline (``serve/chat_utils.py``, the same reading as vLLM's).
+CHAT_TEMPLATE = "--chat_template"
+#: Inline Jinja starts with one of these; a value without them is a path.
+JINJA_DELIMITERS = ("{{", "{%", "{#")
+
 #: The ``serve`` options that are Click flags (``is_flag`` in the CLI reference) and take
 #: no value; every other option takes exactly one (a ``multiple`` one, one per use).
 FLAGS = frozenset(

@@ -6,6 +6,7 @@ from collections.abc import Iterator, Sequence
 
 from enginekit.args import (
     code_loading_problems,
+    find_options,
     managed_option_problems,
     positional_problems,
     spelling,
@@ -15,8 +16,11 @@ from enginekit.model import GPUInfo, Profile
 from enginekit_trtllm.config import TrtllmConfig, at_least
 from enginekit_trtllm.flags import (
     ARITY,
+    CHAT_TEMPLATE,
+    JINJA_DELIMITERS,
     KNOWN,
     MANAGED,
+    MODEL_SOURCES,
     RISKY,
     SECRET_SPELLINGS,
     SERVED_NAME_SINCE,
@@ -72,14 +76,52 @@ def served_name_problem(profile: Profile, config: TrtllmConfig) -> str | None:
     )
 
 
+ALLOW_KEY = "[engines.trtllm] allow_args"
+
+
+def chat_template_is_path(value: str) -> bool:
+    """Whether the server may read ``--chat_template``'s value as a host path.
+
+    A value with no Jinja delimiter is a path; one with a '/' before its first delimiter
+    could name a file through a directory whose name holds it. What is left can only name
+    an entry of the server's working directory, which profiles do not choose.
+    """
+    starts = [value.find(mark) for mark in JINJA_DELIMITERS if mark in value]
+    return "/" in (value[: min(starts)] if starts else value)
+
+
+def _value_problems(profile: Profile, config: TrtllmConfig) -> list[str]:
+    """Options refused for some values only: a template path, another model's tokenizer."""
+    found = []
+    for use in find_options(profile.args, {CHAT_TEMPLATE, *MODEL_SOURCES}, SYNTAX):
+        if use.option in config.allow_args or use.value is None:
+            continue  # without a value Click stops at start-up: nothing is read
+        if use.option == CHAT_TEMPLATE:
+            if not chat_template_is_path(use.value):
+                continue
+            why = (
+                "reads the chat template from the host path it names, as root (a value is a path "
+                "when it has a '/' before its first '{{', '{%' or '{#', or anywhere when it has "
+                "none; inline templates pass)"
+            )
+        elif use.value == profile.model_path:
+            continue
+        else:
+            why = f"{MODEL_SOURCES[use.option]}, not the profile's model_path"
+        found.append(
+            f"profile {profile.name!r}: args: {spelling(use.token)!r} ({use.option}) {why}; "
+            f'refused unless the site allows it ({ALLOW_KEY} = ["{use.option}"])'
+        )
+    return found
+
+
 def arg_problems(profile: Profile, config: TrtllmConfig) -> list[str]:
     """Pass-through arguments trtllm-serve would not accept, or that enginekit must refuse."""
     name, args = profile.name, profile.args
     found = positional_problems(name, args, SYNTAX, arity=ARITY, engine="trtllm-serve")
     found += managed_option_problems(name, args, MANAGED, SYNTAX)
-    found += code_loading_problems(
-        name, args, RISKY, config.allow_args, SYNTAX, config_key="[engines.trtllm] allow_args"
-    )
+    found += code_loading_problems(name, args, RISKY, config.allow_args, SYNTAX, config_key=ALLOW_KEY)
+    found += _value_problems(profile, config)
     for token in args:
         option = SYNTAX.normalise(token)
         if option is None or option in KNOWN:

@@ -72,36 +72,102 @@ CODE_LOADING: Mapping[str, str] = {
     "--tool-server": "connects the model to tool servers; 'demo' runs model-generated code",
 }
 
-#: JSON flags one key of which names code to import: refused only when that key is set
+#: JSON flags some keys of which name code to import: refused only when such a key is set
 #: (as ``--flag.key value`` or inside the JSON), unless ``allow_args`` names the flag.
-CODE_KEYS: Mapping[str, str] = {
-    "--kv-transfer-config": "kv_connector_module_path",
-    "--ec-transfer-config": "ec_connector_module_path",
-    "--ec-manager-config": "encoder_cache_manager_cls",
-    "--compilation-config": "backend",
-    "--logging-config": "pylogging_config_file",
+#: ``inductor_passes`` maps pass names to qualified function names that CompilationConfig
+#: resolves with ``__import__`` (``config/compilation.py``); ``backend`` is imported the same
+#: way when it is not a registered torch backend.
+CODE_KEYS: Mapping[str, tuple[str, ...]] = {
+    "--kv-transfer-config": ("kv_connector_module_path",),
+    "--ec-transfer-config": ("ec_connector_module_path",),
+    "--ec-manager-config": ("encoder_cache_manager_cls",),
+    "--compilation-config": ("backend", "inductor_passes"),
+    "--logging-config": ("pylogging_config_file",),
 }
 
-#: Flags that make vLLM write where their value says, as root, or reach another host.
-#: Refused unless the node config's ``allow_args`` names them. Sources: vLLM 0.34.0
-#: ``config/load.py``, ``config/observability.py``, ``config/multimodal.py``.
+#: Flags that make vLLM read or write where their value says, as root, or reach another
+#: host. Refused unless the node config's ``allow_args`` names them. Sources: vLLM 0.34.0
+#: ``config/load.py``, ``config/observability.py``, ``config/multimodal.py``,
+#: ``config/speculative.py``, ``entrypoints/common/cli_args.py``.
 HOST_ACCESS: Mapping[str, str] = {
     "--download-dir": "downloads model weights into the directory it names, as root",
     "--otlp-traces-endpoint": "sends a trace of every request to the collector it names",
     "--mm-encoder-fp8-scale-save-path": "writes a scales file to the path it names, as root",
+    "--mm-encoder-fp8-scale-path": "reads a scales file from the path it names, as root",
+    "--default-mm-loras": (
+        "loads the LoRA adapters it maps modalities to from the repositories or host paths it names"
+    ),
+    "--spec-model": ("downloads or reads the draft model it names (a dotted class name is imported instead)"),
+    # TLS files are the site's: a profile must not pick which host key the server presents.
+    "--ssl-keyfile": "loads the TLS private key from the host file it names, as root",
+    "--ssl-certfile": "loads the TLS certificate from the host file it names, as root",
+    "--ssl-ca-certs": "loads the CA certificates from the host file it names, as root",
 }
 
-#: JSON flags some keys of which name a place vLLM writes to, as root: refused only when
-#: such a key is set, unless ``allow_args`` names the flag (which allows all its keys).
+#: JSON flags some keys of which name a place vLLM reads or writes, as root, or a model to
+#: fetch: refused only when such a key is set, unless ``allow_args`` names the flag (which
+#: allows all its keys).
 PATH_KEYS: Mapping[str, Mapping[str, str]] = {
     "--compilation-config": {
         "cache_dir": "the directory compiled graphs are written to",
         "debug_dump_path": "the directory compilation debug dumps are written to",
+        # Handed to TorchInductor as it is: its options name the C++ compiler it runs
+        # (cpp.cxx), the directories it writes and remote caches it reaches.
+        "inductor_compile_config": (
+            "TorchInductor's own options, which name programs it runs and places it writes"
+        ),
     },
     "--profiler-config": {
         "torch_profiler_dir": "the directory profiler traces are written to",
     },
+    "--speculative-config": {
+        # A repository or directory, or a dotted class name (method custom_class) imported.
+        "model": "the draft model it downloads or reads (or the class it imports)",
+        # A LoadConfig of its own: load format and download directory included.
+        "draft_load_config": "how the draft model is loaded, download directory and load format included",
+    },
+    "--model-loader-extra-config": {
+        "qlora_adapter_name_or_path": "the QLoRA adapter the bitsandbytes loader downloads or reads",
+        "tensorizer_uri": "the URI tensorizer streams the weights from",
+    },
 }
+
+#: Flags whose value names the repository or directory part of the model is loaded from:
+#: refused unless the value is the profile's model_path itself (which vLLM loads anyway),
+#: or the site allows the flag.
+MODEL_SOURCES: Mapping[str, str] = {
+    "--tokenizer": "loads the tokenizer from the Hugging Face repository or host path it names",
+    "--hf-config-path": "loads the model config from the Hugging Face repository or host path it names",
+    "--generation-config": (
+        "loads the generation config from the host directory it names ('auto' and 'vllm' pass)"
+    ),
+}
+#: Values of ``--generation-config`` that name no directory (``config/model.py``).
+GENERATION_CONFIG_WORDS = frozenset({"auto", "vllm"})
+
+#: ``--chat-template`` takes a file path or an inline Jinja template. vLLM opens the value
+#: as a file first, whatever it is, then reads it as a template only when it holds '{', '}'
+#: or a newline (``entrypoints/chat_utils.py``), and the template is rendered into what
+#: ``/tokenize`` returns without the key.
+CHAT_TEMPLATE = "--chat-template"
+
+#: Load formats that read the model's own files and nothing else (``LoadConfig.load_format``,
+#: ``model_executor/model_loader/__init__.py``; vLLM lowercases the value). Any other is
+#: refused unless allowed: those below fetch weights from other hosts, and plugins register
+#: loaders by name, so an unknown name is code enginekit cannot judge.
+SAFE_LOAD_FORMATS = frozenset(
+    """
+    auto hf pt safetensors npcache dummy fastsafetensors instanttensor mistral sharded_state
+    gguf bitsandbytes
+    """.split()
+)
+REMOTE_LOAD_FORMATS: Mapping[str, str] = {
+    "tensorizer": "streams the weights with tensorizer from the URI its extra config names (S3, HTTP)",
+    "runai_streamer": "streams the weights from object storage with the Run:ai streamer",
+    "runai_streamer_sharded": "streams pre-sharded weights from object storage with the Run:ai streamer",
+    "modelexpress": "loads the weights from a peer-to-peer weight service",
+}
+LOAD_FORMAT = "--load-format"
 
 #: Flags that carry a secret, mapped to (refused even without a value?, what to do instead).
 #: A command line is readable by every local user; the value is never echoed back.
@@ -119,5 +185,10 @@ SECRETS: Mapping[str, tuple[bool, str]] = {
 
 #: What ``allow_args`` may name: only flags whose risk is the site's to take.
 ALLOWABLE: frozenset[str] = (
-    frozenset(CODE_LOADING) | frozenset(CODE_KEYS) | frozenset(HOST_ACCESS) | frozenset(PATH_KEYS)
+    frozenset(CODE_LOADING)
+    | frozenset(CODE_KEYS)
+    | frozenset(HOST_ACCESS)
+    | frozenset(PATH_KEYS)
+    | frozenset(MODEL_SOURCES)
+    | {CHAT_TEMPLATE, LOAD_FORMAT}
 )

@@ -27,7 +27,7 @@ _MIG_NAME = re.compile(r"\bMIG\b")
 def profile_problems(config: VllmConfig, profile: Profile, gpus: Sequence[GPUInfo]) -> list[str]:
     """Every engine-specific reason ``profile`` cannot run under ``config`` on ``gpus``."""
     prefix = f"profile {profile.name!r}: "
-    problems = arg_problems(profile.name, profile.args, config.allow_args)
+    problems = arg_problems(profile.name, profile.args, config.allow_args, model_path=profile.model_path)
     problems += [prefix + p for p in _own_problems(config, profile, gpus)]
     problems += _capability_problems(config, profile, gpus)
     return problems
