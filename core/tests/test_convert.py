@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import attrs
 import pytest
 from enginekit import Adapter, Profile, ShardSpec, SpecError
 from enginekit.convert import parse_document, structure, unstructure
@@ -195,3 +196,20 @@ def _to_toml(data: dict[str, object], prefix: str = "") -> str:
 def test_duplicate_json_keys_are_an_error() -> None:
     with pytest.raises(SpecError, match="key 'http_port' appears twice"):
         parse_document('{"http_port": 1, "http_port": 2}', name="x.json", suffix=".json")
+
+
+@attrs.frozen
+class _Rates:
+    rate: float = 1.0
+
+
+@pytest.mark.parametrize("value", ["50", True, "1_0", "\u0665", float("inf"), float("nan"), [1.0], 10**400])
+def test_a_float_field_takes_a_finite_number_written_as_one(value: object) -> None:
+    with pytest.raises(SpecError) as err:
+        structure({"rate": value}, _Rates, path="engines.x")
+    assert err.value.problems[0].startswith("engines.x.rate: expected")
+
+
+@pytest.mark.parametrize(("value", "expected"), [(2, 2.0), (0.5, 0.5), (-1e3, -1000.0)])
+def test_a_float_field_takes_ints_and_floats(value: object, expected: float) -> None:
+    assert structure({"rate": value}, _Rates, path="engines.x")[0].rate == expected

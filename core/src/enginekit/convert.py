@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import re
 import stat
@@ -41,6 +42,19 @@ def _strict_int(value: object, _: type) -> int:
     if not INT64_MIN <= value <= INT64_MAX:
         raise ValueError(f"expected an integer that fits 64 bits, got one of {len(str(value))} digits")
     return value
+
+
+def _strict_float(value: object, _: type) -> float:
+    # A number, written as one: never a bool, a string ("50", "1_0", "٥") or an infinity.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"expected a number, got {_shown(value)}")
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond any float
+        raise ValueError(f"expected a finite number, got an integer of {len(str(value))} digits") from None
+    if not math.isfinite(number):
+        raise ValueError(f"expected a finite number, got {number}")
+    return number
 
 
 def _strict_str(value: object, _: type) -> str:
@@ -114,6 +128,7 @@ def _make_converter() -> cattrs.Converter:
     conv.register_structure_hook(int, _strict_int)
     conv.register_structure_hook(str, _strict_str)
     conv.register_structure_hook(bool, _strict_bool)
+    conv.register_structure_hook(float, _strict_float)
     for item in (int, str):
         conv.register_structure_hook_func(_is_tuple_of(item), _fast_tuple(conv, item))
     conv.register_unstructure_hook(frozenset, sorted)
