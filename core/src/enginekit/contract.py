@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from enginekit.errors import EngineError, EnginekitError
 from enginekit.model import Command
-from enginekit.text import printable, unsafe_text
+from enginekit.text import UNSAFE_CHARACTERS, printable, unsafe_text
 
 F = TypeVar("F", bound=Callable[..., Any])
 MASK = "<secret>"
@@ -149,6 +149,9 @@ class Answers:
 
 
 def _each_text(answers: Answers, hook: str, where: str, what: str, items: Any) -> None:
+    items = tuple(items)
+    if all(type(item) is str for item in items) and not UNSAFE_CHARACTERS.search(" ".join(items)):
+        return  # the common case: one scan, no per-item work
     for item in items:
         if type(item) is not str:
             raise answers.broken(hook, f"returned {where} with an {what} of type {type(item).__name__}")

@@ -106,7 +106,9 @@ class Registry:
                 registry._disabled[name] = reasons[name]
             elif enable is not None and name not in enable:
                 registry._disabled[name] = not_enabled_because
-            elif len({ep.value for ep in eps}) > 1 or len({_distribution(ep) for ep in eps}) > 1:
+            elif len(eps) > 1 and (
+                len({ep.value for ep in eps}) > 1 or len({_distribution(ep) for ep in eps}) > 1
+            ):
                 # Two distributions claim one name: refuse to guess which one is meant. A
                 # third party registering "vllm" must not quietly replace, or break, vLLM,
                 # even by pointing at the same module path its own package shadows.
