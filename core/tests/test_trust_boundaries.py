@@ -1000,3 +1000,64 @@ def test_device_listing_checks_the_shard_first(make_shard: object) -> None:
     with pytest.raises(SpecError, match="gpu_uuids: expected MIG-<uuid> or GPU-<uuid>"):
         engine.device_listing(bad)
     assert engine.device_listing(make_shard("lister")).env["CUDA_VISIBLE_DEVICES"] == "0"  # type: ignore[operator,union-attr]
+
+
+# --- Found by a second hostile review ---------------------------------------------------------
+
+LONG_KEY = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-AbCdEfGhIjKlMnOpQrStUv"
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"http_port": LONG_KEY},
+        {"profile": {"tp": LONG_KEY}},
+        {"gpu_indices": [LONG_KEY]},
+        {"profile": {"kv_events": LONG_KEY}},
+        {LONG_KEY: 1},
+        {"profile": {"name": LONG_KEY}},
+        {"profile": {"env": {"VLLM_" + LONG_KEY.replace("-", ""): "1"}}},
+    ],
+    ids=lambda changes: "-".join(str(k)[:12] for k in changes),
+)
+def test_a_long_key_cut_short_in_a_message_is_still_masked(
+    write: Write, capsys: pytest.CaptureFixture[str], fake_dists: Path, changes: dict[str, object]
+) -> None:
+    key = LONG_KEY.replace("-", "") if "env" in changes.get("profile", {}) else LONG_KEY  # type: ignore[operator]
+    path = write(spec_with(api_key=key, **changes))
+    for command in ("render", "env", "validate"):
+        code, out, err = cli(capsys, command, str(path))
+        assert code in (0, 1, 2), err
+        assert "Traceback" not in err
+        for cut in range(16, len(key) + 1):  # no 16-character stretch of the key shows
+            assert key[:cut] not in out + err, (command, cut)
+
+
+class _Rude(BaseException):
+    pass
+
+
+_Rude.__name__ = "Rude\x1b[2J\nenginekit: all good"
+
+
+def test_any_base_exception_from_a_hook_is_the_plugins_and_its_name_is_printable(
+    hostile: object, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hostile.MODE["validate"] = _raise(_Rude("boom"))  # type: ignore[attr-defined]
+    code, out, err = cli(capsys, "render", str(write(spec_with(profile={"engine": "rogue"}))))
+    assert_one_clean_message(code, out, err, expect=2)
+    assert "hook validate() raised Rude\\u{001B}[2J\\u{000A}enginekit: all good: boom" in err
+    assert err.count("\n") == 1
+
+
+def test_validate_of_a_spec_is_render_without_the_output(
+    write: Write, capsys: pytest.CaptureFixture[str], hostile: object
+) -> None:
+    from enginekit import Command
+
+    hostile.MODE["commands"] = lambda: [Command(path="srv", args=("--key", KEY))]  # type: ignore[attr-defined]
+    path = write(spec_with(profile={"engine": "rogue"}))
+    for command in ("render", "validate"):
+        code, out, err = cli(capsys, command, str(path))
+        assert_one_clean_message(code, out, err, expect=2)
+        assert "put the API key on a command line" in err

@@ -159,7 +159,13 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     if run is not None:
         for warning in run.registry.warnings:
             _error(warning, kind="warning")
-    return _emit(run.out.getvalue() if run is not None else "", code)
+    text = run.out.getvalue() if run is not None else ""
+    if not getattr(args, "show_secrets", False):
+        # Whatever field a key was pasted into (a profile name, an env name, a note), the
+        # output shows the mask; --show-secrets is the one way to print it.
+        for secret in _SECRETS:
+            text = masked(text, secret)
+    return _emit(text, code)
 
 
 @contextlib.contextmanager
@@ -385,7 +391,11 @@ def _validate(run: _Run) -> int:
         # A whole spec: checked exactly as render checks it, Go field spellings included.
         spec = run.load_spec(args.profile)
         profile = spec.profile
-        problems = run.registry.engine(profile.engine).problems(spec, gpus)
+        try:
+            run.registry.engine(profile.engine).plan(spec, gpus)
+            problems: list[str] = []
+        except SpecError as exc:
+            problems = list(exc.problems)
     elif looks_like_node_config(raw):
         raise SpecError([f"{args.profile}: a node config, not a profile or spec; pass it with --config"])
     else:

@@ -141,11 +141,12 @@ class Answers:
             return function(**kwargs)
         except EnginekitError as exc:
             raise _refusal(exc, secret) from None
-        except (Exception, SystemExit, GeneratorExit) as exc:
+        except KeyboardInterrupt:
+            raise  # the operator pressed Ctrl-C: an interruption, not the plugin's answer
+        except BaseException as exc:  # SystemExit and its kin are the plugin's answer too
             message = _text_of(exc, secret)
-            raise self.broken(
-                hook, f"raised {type(exc).__name__}" + (f": {message}" if message else "")
-            ) from None
+            kind = printable(type(exc).__name__, 80)
+            raise self.broken(hook, f"raised {kind}" + (f": {message}" if message else "")) from None
 
 
 def _each_text(answers: Answers, hook: str, where: str, what: str, items: Any) -> None:
@@ -164,7 +165,7 @@ def _kind(value: object) -> str:
     """What a value is, without showing it: it may be anything, a secret included."""
     if isinstance(value, str):
         return f"a string of {len(value)} characters"
-    return f"a value of type {type(value).__name__}"
+    return f"a value of type {printable(type(value).__name__, 80)}"
 
 
 #: Shorter values are not masked: the spec rules refuse such a key (it is guessable), and
@@ -173,8 +174,18 @@ MIN_MASKED = 8
 
 
 def masked(text: str, secret: str) -> str:
-    """``text`` with every occurrence of ``secret`` replaced by the mask."""
-    return text.replace(secret, MASK) if len(secret) >= MIN_MASKED else text
+    """``text`` with every occurrence of ``secret`` replaced by the mask.
+
+    A value cut short for a message (``'sk-proj-AbCd…``) is still most of the key: a
+    prefix of it that ends where the text was cut is masked too.
+    """
+    if len(secret) < MIN_MASKED:
+        return text
+    text = text.replace(secret, MASK)
+    if "…" in text:
+        for end in range(len(secret) - 1, MIN_MASKED - 1, -1):
+            text = text.replace(secret[:end] + "…", MASK + "…")
+    return text
 
 
 def _text_of(exc: BaseException, secret: str) -> str:

@@ -88,7 +88,8 @@ class Engine:
             raise SpecError(problems)
         commands, dropped = self._build(shard)
         for var in dropped:
-            logger().warning("profile %r: env %s dropped: %s", shard.profile.name, var.key, var.why)
+            message = f"profile {shard.profile.name!r}: env {var.key} dropped: {var.why}"
+            logger().warning("%s", masked(message, shard.api_key))
         return commands
 
     def _build(self, shard: ShardSpec) -> tuple[list[Command], tuple[DroppedVar, ...]]:

@@ -68,7 +68,7 @@ RESERVED: frozenset[str] = frozenset(
     VLLM_DP_MASTER_PORT VLLM_DP_RANK VLLM_DP_RANK_LOCAL VLLM_DP_SIZE
     VLLM_NIXL_SIDE_CHANNEL_HOST VLLM_NIXL_SIDE_CHANNEL_PORT VLLM_P2P_SIDE_CHANNEL_HOST
     VLLM_P2P_SIDE_CHANNEL_PORT VLLM_EC_SIDE_CHANNEL_HOST VLLM_EC_SIDE_CHANNEL_PORT
-    VLLM_MOONCAKE_BOOTSTRAP_PORT SGLANG_PORT SGLANG_TCP_STORE_PORT SGLANG_GRPC_PORT
+    VLLM_MOONCAKE_BOOTSTRAP_PORT SGLANG_HOST_IP SGLANG_PORT SGLANG_TCP_STORE_PORT SGLANG_GRPC_PORT
     SGLANG_DISTRIBUTED_INIT_METHOD_OVERRIDE VLLM_API_KEY LLAMA_API_KEY OPENAI_API_KEY PATH
     HOME USER LOGNAME SHELL TMPDIR XDG_CACHE_HOME XDG_CONFIG_HOME XDG_RUNTIME_DIR
     """.split()
@@ -126,6 +126,12 @@ DENY_GROUPS: tuple[_Group, ...] = (
         "the OpenMP runtime would load the tool libraries named by it, or write its tool log "
         "to a file named by it",
         "OMP_TOOL OMP_TOOL_LIBRARIES OMP_TOOL_VERBOSE_INIT",
+    ),
+    _group(
+        # TORCH_NCCL_ is an open namespace: this one must be named.
+        "PyTorch would dump NCCL traces as root to a fixed, predictable file under /tmp, where "
+        "another local user can plant a link",
+        "TORCH_NCCL_DUMP_ON_TIMEOUT",
     ),
     _group(
         "CUDA or its compilers would load a library or run a program named by it",

@@ -280,7 +280,9 @@ class Registry:
             self.add(plugin, name, source=_source(ep))
             if installed is not None and not self.use_installed(name, installed):
                 self.warnings.append(f"installed.{name}: engine {name!r} takes no installed build")
-        except (Exception, SystemExit) as exc:  # one broken engine hides no other
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # one broken engine hides no other, whatever it raises
             logger().debug("engine %r failed to load", name, exc_info=True)
             self._fail(name, _source(ep), _reason(exc))
 
@@ -309,7 +311,8 @@ def _reason(exc: BaseException) -> str:
         text = "; ".join(str(p) for p in problems) if problems else str(exc)
     except Exception:  # an exception whose __str__ raises says nothing more
         text = ""
-    return printable(f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
+    kind = printable(type(exc).__name__, 80)
+    return printable(f"{kind}: {text}" if text else kind)
 
 
 def _instantiate(obj: Any, raw: object, name: str, lenient: bool, warnings: list[str]) -> object:
