@@ -87,11 +87,15 @@ class Answers:
         for what, value in (("env", command.env), ("why", command.why)):
             if type(value) is not dict:
                 raise self.broken(hook, f"returned {where} whose {what} is {_kind(value)}, expected a table")
-        _each_text(self, hook, where, "argv element", (command.path, *command.args))
-        _each_text(self, hook, where, "env name", command.env)
-        _each_text(self, hook, where, "env value", command.env.values())
-        _each_text(self, hook, where, "name", (command.name,))
-        _each_text(self, hook, where, "reason", (*command.why, *command.why.values()))
+        texts = (command.path, *command.args, *command.env, *command.env.values(), command.name)
+        texts += (*command.why, *command.why.values())
+        if not all(type(text) is str for text in texts) or UNSAFE_CHARACTERS.search(" ".join(texts)):
+            # Rare: find which, to say so.
+            _each_text(self, hook, where, "argv element", (command.path, *command.args))
+            _each_text(self, hook, where, "env name", command.env)
+            _each_text(self, hook, where, "env value", command.env.values())
+            _each_text(self, hook, where, "name", (command.name,))
+            _each_text(self, hook, where, "reason", (*command.why, *command.why.values()))
         if type(command.wait_for_leader_port) is not bool:
             raise self.broken(hook, f"returned {where} whose wait_for_leader_port is not true or false")
         secret = command.secret_env
@@ -150,9 +154,6 @@ class Answers:
 
 
 def _each_text(answers: Answers, hook: str, where: str, what: str, items: Any) -> None:
-    items = tuple(items)
-    if all(type(item) is str for item in items) and not UNSAFE_CHARACTERS.search(" ".join(items)):
-        return  # the common case: one scan, no per-item work
     for item in items:
         if type(item) is not str:
             raise answers.broken(hook, f"returned {where} with an {what} of type {type(item).__name__}")

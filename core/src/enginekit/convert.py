@@ -211,7 +211,10 @@ def _normalise(
     out: dict[str, Any] = {}
     for key, value in raw.items():
         field = (fields.get(key) or fields.get(_folded(key))) if isinstance(key, str) else None
-        where = f"{path}.{_key_shown(key)}" if path else _key_shown(key)
+        # Most keys are plain names: the path to them is written as it is.
+        plain = isinstance(key, str) and key.isascii() and key.isidentifier() and len(key) <= 64
+        shown = key if plain else _key_shown(key)
+        where = f"{path}.{shown}" if path else shown
         if field is None:
             unknown.append(f"{where}: unknown field")
             continue
