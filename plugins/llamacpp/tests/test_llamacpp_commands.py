@@ -234,7 +234,8 @@ def test_any_gpu_shard_keeps_the_key_off_argv_and_names_one_device_per_gpu(
         profile_served_model_name=name,
     )
     (command,) = check_engine(LlamaCppEngine(), spec)
-    devices = command.args[command.args.index("--device") + 1].split(",")
+    # After the alias: a served name may itself be spelled "--device".
+    devices = command.args[command.args.index("--device", command.args.index("--alias") + 2) + 1].split(",")
     assert devices == [f"CUDA{i}" for i in range(count)]
     assert command.env["CUDA_VISIBLE_DEVICES"] == ",".join(str(i) for i in range(first, first + count))
     assert command.env["LLAMA_API_KEY"] == key

@@ -251,7 +251,8 @@ def test_allow_args_accepts_only_flags_this_plugin_gates() -> None:
         "--control-vector-scaled, --file, --grammar-file, --hf-file-v, --hf-repo-draft, "
         "--hf-repo-v, --json-schema-file, --log-file, --log-prompts-dir, --lookup-cache-dynamic, "
         "--lookup-cache-static, --mcp-servers-config, --mcp-servers-json, --media-path, "
-        "--mmproj, --mmproj-url, --model-draft, --model-vocoder, --path, --rpc, "
+        "--mmproj, --mmproj-url, --model-draft, --model-vocoder, --path, --prio, --prio-batch, "
+        "--prio-batch-draft, --prio-draft, --rpc, "
         "--slot-save-path, --slots, --ssl-cert-file, --ssl-key-file, --system-prompt-file, "
         "--tools, --tools-runtime, --ui-config-file, --ui-mcp-proxy, --video-ffmpeg-dir",
     )

@@ -178,3 +178,136 @@ def test_every_new_option_is_known_and_allowable() -> None:
     for option in (*VALUE_CHECKED, *HOST_ACCESS):
         assert option in SYNTAX.known, option
         assert option in ALLOWABLE, option
+
+
+# --- the sweep of every 0.5.23 option that names a path, a service or a store -----------------
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (("--kt-weight-path", "/etc"), "--kt-weight-path"),
+        (("--kt-weight-path=/etc",), "--kt-weight-path"),
+        (("--kt-weight", "/etc"), "--kt-weight-path"),
+        (("--speculative-ngram-external-corpus-path", "/etc/shadow"), "--speculative-ngram-external-corpus-path"),
+        (("--speculative-ngram-external-corpus-p=/etc/shadow",), "--speculative-ngram-external-corpus-path"),
+        (("--spec-trace-dir", "/etc"), "--spec-trace-dir"),
+        (("--spec-trace=/etc",), "--spec-trace-dir"),
+        (("--uno-lora-path", "/srv/other"), "--uno-lora-path"),
+        (("--speculative-dspark-sps-table-path", "/x.json"), "--speculative-dspark-sps-table-path"),
+        (("--speculative-dspark-confidence-sts-path", "/x.json"), "--speculative-dspark-confidence-sts-path"),
+        (("--speculative-adaptive-config", "/x.json"), "--speculative-adaptive-config"),
+        (("--speculative-adaptive-c", "/x.json"), "--speculative-adaptive-config"),
+        (("--pdmux-config-path", "/x.yaml"), "--pdmux-config-path"),
+        (("--dllm-algorithm-config", "/x.yaml"), "--dllm-algorithm-config"),
+        (("--lmcache-config-file", "/x.yaml"), "--lmcache-config-file"),
+        (("--flexkv-config-file", "/x.json"), "--flexkv-config-file"),
+        (("--ple-offload-dir", "/etc"), "--ple-offload-dir"),
+        (("--delete-ckpt-after-loading",), "--delete-ckpt-after-loading"),
+        (("--delete-ckpt",), "--delete-ckpt-after-loading"),
+        (("--weight-cache-socket", "/tmp/evil.sock"), "--weight-cache-socket"),
+        (("--forward-pass-metrics-ipc-name", "ipc:///etc/x"), "--forward-pass-metrics-ipc-name"),
+        (("--decoupled-spec-bind-endpoint", "ipc:///etc/x"), "--decoupled-spec-bind-endpoint"),
+        (("--decoupled-spec-connect-endpoints", "tcp://10.0.0.9:5000", "tcp://10.0.0.8:5000"), "--decoupled-spec-connect-endpoints"),
+        (("--encoder-urls", "http://10.0.0.9:8000"), "--encoder-urls"),
+        (("--encoder-register-urls=http://10.0.0.9:8997",), "--encoder-register-urls"),
+        (("--hicache-storage-backend", "file"), "--hicache-storage-backend"),
+        (("--hicache-storage-backend=mooncake",), "--hicache-storage-backend"),
+        (("--enable-unified-cache-external-linker",), "--enable-unified-cache-external-linker"),
+        (("--enable-mm-global-cache",), "--enable-mm-global-cache"),
+        (("--use-ray",), "--use-ray"),
+    ],
+)  # fmt: skip
+def test_swept_options_that_reach_paths_services_or_stores_are_refused(
+    args: tuple[str, ...], option: str
+) -> None:
+    token = args[0].split("=")[0]
+    assert problems(*args) == [message(token, option, HOST_ACCESS[option])]
+    assert problems(*args, allow_args=(option,)) == []
+
+
+def test_a_refused_flag_before_a_value_option_keeps_the_args_readable() -> None:
+    # A flag takes no value and a list option takes every word after it: neither leaves
+    # a stray positional, and each is refused once.
+    found = problems(
+        "--use-ray", "--encoder-urls", "http://a:1", "http://b:2", "--mem-fraction-static", "0.8"
+    )
+    assert [p.split(") ")[0] for p in found] == [
+        "profile 'p': args: '--use-ray' (--use-ray",
+        "profile 'p': args: '--encoder-urls' (--encoder-urls",
+    ]
+
+
+DEEPEP_WHY = "reads the DeepEP config from the host file it names, as root (inline JSON passes)"
+IB_WHY = (
+    "reads the per-GPU device mapping from the host file it names, as root (a value ending in "
+    ".json is a file; device names and inline JSON pass)"
+)
+WEIGHT_CACHE_WHY = (
+    "shares the model weights through a Unix socket under /tmp: 'client' loads them from "
+    "whatever process listens there, which any local user can start, and 'daemon' serves them "
+    "there ('off' passes)"
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "why"),
+    [
+        (("--deepep-config", "/etc/shadow"), "--deepep-config", DEEPEP_WHY),
+        (("--deepep-config=/etc/shadow",), "--deepep-config", DEEPEP_WHY),
+        (("--deepep-conf", "/etc/shadow"), "--deepep-config", DEEPEP_WHY),
+        (("--deepep-config", "tuned.json"), "--deepep-config", DEEPEP_WHY),
+        # Not an object, or what orjson refuses although Python's reader takes it: a file name.
+        (("--deepep-config", '"/etc/shadow"'), "--deepep-config", DEEPEP_WHY),
+        (("--deepep-config", '{"normal_dispatch": NaN}'), "--deepep-config", DEEPEP_WHY),
+        (("--disaggregation-ib-device", "/etc/ib.json"), "--disaggregation-ib-device", IB_WHY),
+        (("--disaggregation-ib-device=/srv/map.JSON",), "--disaggregation-ib-device", IB_WHY),
+        (("--disaggregation-ib", " /etc/ib.json "), "--disaggregation-ib-device", IB_WHY),
+        (("--weight-cache-mode", "client"), "--weight-cache-mode", WEIGHT_CACHE_WHY),
+        (("--weight-cache-mode=daemon",), "--weight-cache-mode", WEIGHT_CACHE_WHY),
+        (("--weight-cache-m", "client"), "--weight-cache-mode", WEIGHT_CACHE_WHY),
+    ],
+)
+def test_options_that_read_a_file_for_some_values_are_refused(
+    args: tuple[str, ...], option: str, why: str
+) -> None:
+    token = args[0].split("=")[0]
+    (problem,) = problems(*args)
+    assert problem == message(token, option, why)
+    assert "shadow" not in problem
+    assert "/srv" not in problem
+    assert problems(*args, allow_args=(option,)) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--deepep-config", '{"normal_dispatch": {"num_sms": 24}, "normal_combine": {"num_sms": 24}}'),
+        ('--deepep-config={"normal_dispatch": {"num_sms": 24}}',),
+        ("--disaggregation-ib-device", "mlx5_0,mlx5_1"),
+        ("--disaggregation-ib-device", '{"0": "mlx5_0", "1": "mlx5_1"}'),
+        ("--weight-cache-mode", "off"),
+        ("--weight-cache-timeout", "30"),
+        ("--dllm-algorithm", "LowConfidence"),
+        ("--speculative-adaptive",),
+        ("--speculative-ngram-external-sam-budget", "4"),
+        ("--enable-hierarchical-cache", "--hicache-size", "16"),
+        ("--disaggregation-mode", "prefill", "--disaggregation-transfer-backend", "nixl"),
+        ("--enable-lmcache",),
+        ("--kt-method", "AMXINT4", "--kt-cpuinfer", "8"),
+        ("--encoder-transfer-backend", "zmq_to_scheduler"),
+        ("--encoder-only",),
+    ],
+)
+def test_the_neighbours_of_swept_options_pass(args: tuple[str, ...]) -> None:
+    assert problems(*args) == []
+
+
+def test_the_parser_knows_every_option_of_the_release() -> None:
+    # An exact option wins in argparse: with all of them known, a prefix is read as the
+    # release reads it, and a real option is never taken for an abbreviation.
+    assert SYNTAX.meanings("--dllm-algorithm") == {"--dllm-algorithm"}
+    assert SYNTAX.meanings("--speculative-adaptive") == {"--speculative-adaptive"}
+    assert SYNTAX.meanings("--kt-weight") == {"--kt-weight-path"}
+    # The draft model's alias reaches the path option's value check through its prefix.
+    assert "--speculative-draft-model-path" in SYNTAX.meanings("--speculative-draft-model")

@@ -221,7 +221,7 @@ def test_underscore_spellings_are_refused_with_the_dashed_spelling() -> None:
         ("--sidecar-args", "[]"),
         ("--enable-metrics-for-all-schedulers",),
         ("--enable-lora-overlap-loading",),
-        ("--hicache-storage-backend", "file"),
+        ("--enable-hierarchical-cache", "--hicache-ratio", "2.0"),
         ("--max-loras-per-batch", "4"),
         ("--chunked-prefill-size", "-1"),  # a negative number is a value, not an option
         ("--kv-cache-dtype", "fp8_e4m3"),

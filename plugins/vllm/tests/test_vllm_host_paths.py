@@ -280,6 +280,167 @@ def test_spec_model_and_the_loader_extra_keys_are_refused() -> None:
     )
 
 
+# --- KV and encoder-cache connectors: their extra config, addresses and names ------------------
+
+KV = "--kv-transfer-config"
+EC = "--ec-transfer-config"
+KV_EXTRA = (
+    "kv_connector_extra_config, the connector's own settings, which name directories it writes "
+    "caches to, services it connects to and modules it imports, as root"
+)
+EC_EXTRA = KV_EXTRA.replace("kv_connector_extra_config", "ec_connector_extra_config")
+STORAGE = "which writes caches as root under a host directory (/tmp by default)"
+NOT_JUDGED = (
+    "a connector this plugin has not judged to keep to the node: other names are imported from "
+    "a module path or registered by plugins, and vLLM's other connectors connect to services or "
+    "read files of their own (only these pass: DecodeBenchConnector, NixlConnector, OffloadingConnector)"
+)
+SHARED_STORAGE = (
+    '{"kv_connector": "NixlConnector", "kv_role": "kv_both", '
+    '"kv_connector_extra_config": {"shared_storage_path": "/etc/cron.d"}}'
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [KV, SHARED_STORAGE],
+        [f"{KV}={SHARED_STORAGE}"],
+        ["--kv_transfer_config", SHARED_STORAGE],
+        ["--kv-transfer", SHARED_STORAGE],
+        [f"{KV}.kv_connector_extra_config.shared_storage_path", "/etc/cron.d"],
+        [f"{KV}.kv_connector_extra_config.shared_storage_path=/etc/cron.d"],
+        ["--kv_transfer_config.kv-connector-extra-config.shared_storage_path", "/x"],
+        [f"{KV}.kv_connector_extra_config", '{"shared_storage_path": "/x"}'],
+        [f"{KV}.kv_connector_extra_config.connectors+", '{"kv_connector": "ExampleConnector"}'],
+        # Any content: a module OffloadingConnector imports, a proxy P2pNccl connects to.
+        [
+            KV,
+            '{"kv_connector": "OffloadingConnector", "kv_connector_extra_config": {"spec_module_path": "m"}}',
+        ],
+        [KV, '{"kv_connector": "NixlConnector", "kv_connector_extra_config": {}}'],
+        [KV, '{"kv_connector": "NixlConnector", "kv_connector_extra_\\u0063onfig": {"a": 1}}'],
+        [KV, '{"kv_connector": "NixlConnector", "kv_buffer_size": 80m, "kv_connector_extra_config": {}}'],
+        [KV, '{"kv-connector-extra-config": {"proxy_ip": "10.0.0.9"}}'],
+    ],
+)
+def test_a_connectors_extra_config_is_refused_whatever_it_holds(args: list[str]) -> None:
+    token = args[0].split("=")[0]
+    assert problems(args) == [f"{P}args: {token!r} ({KV}) sets {KV_EXTRA}; {ALLOW.format(KV)}"]
+    assert problems(args, allow_args=(KV,)) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [EC, '{"ec_connector_extra_config": {"shared_storage_path": "/etc"}}'],
+        ["--ec_transfer_config.ec_connector_extra_config.shared_storage_path", "/etc"],
+        [f"{EC}.ec-connector-extra-config", "{}"],
+    ],
+)
+def test_an_encoder_cache_connectors_extra_config_is_refused(args: list[str]) -> None:
+    assert problems(args) == [f"{P}args: {args[0]!r} ({EC}) sets {EC_EXTRA}; {ALLOW.format(EC)}"]
+    assert problems(args, allow_args=(EC,)) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "key"),
+    [
+        ([f"{KV}.kv_ip", "10.0.0.9"], KV, "kv_ip"),
+        ([KV, '{"kv_connector": "NixlConnector", "kv_role": "kv_both", "kv_ip": "10.0.0.9"}'], KV, "kv_ip"),
+        ([f"{EC}.ec_ip=10.0.0.9"], EC, "ec_ip"),
+    ],
+)
+def test_a_connector_address_is_refused(args: list[str], option: str, key: str) -> None:
+    token = args[0].split("=")[0]
+    assert problems(args) == [
+        f"{P}args: {token!r} ({option}) sets {key}, the address the connector binds or connects to, "
+        f"as root; {ALLOW.format(option)}"
+    ]
+    assert problems(args, allow_args=(option,)) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [KV, '{"kv_connector": "SharedStorageConnector", "kv_role": "kv_both"}'],
+        [KV, '{"kv_connector": "ExampleConnector", "kv_role": "kv_both"}'],
+        [f"{KV}.kv_connector", "ExampleConnector"],
+        [f"{KV}.kv_connector", '"ExampleConnector"'],
+        ["--kv_transfer.kv-connector=ExampleConnector"],
+        # A key given twice: whichever vLLM keeps, ExampleConnector is one of them.
+        [KV, '{"kv_connector": "ExampleConnector", "kv_connector": "NixlConnector", "kv_role": "kv_both"}'],
+        [KV, '{"kv_connector": "NixlConnector", "kv_connector": "ExampleConnector", "kv_role": "kv_both"}'],
+    ],
+)
+def test_a_connector_that_writes_under_tmp_is_refused(args: list[str]) -> None:
+    (problem,) = problems(args)
+    assert problem.startswith(f"{P}args: {args[0].split('=')[0]!r} ({KV}) sets kv_connector to ")
+    assert problem.endswith(f", {STORAGE}; {ALLOW.format(KV)}")
+    assert problems(args, allow_args=(KV,)) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [KV, '{"kv_connector": "P2pNcclConnector", "kv_role": "kv_both"}'],
+        [KV, '{"kv_connector": "LMCacheConnectorV1", "kv_role": "kv_both"}'],
+        [KV, '{"kv_connector": "MyPluginConnector", "kv_role": "kv_both", "kv_buffer_size": 80m}'],
+        [KV, '{"kv_connector": "nixlconnector", "kv_role": "kv_both"}'],  # the registry is exact
+        [f"{KV}.kv_connector", "EvilConnector"],
+        [f"{KV}.kv_connector=/etc/x"],
+    ],
+)
+def test_a_connector_not_judged_safe_is_refused_without_echoing_it(args: list[str]) -> None:
+    token = args[0].split("=")[0]
+    assert problems(args) == [
+        f"{P}args: {token!r} ({KV}) sets kv_connector to {NOT_JUDGED}; {ALLOW.format(KV)}"
+    ]
+    assert problems(args, allow_args=(KV,)) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [KV, '{"kv_connector": Evil, "kv_role": "kv_both"}'],
+        [KV, '{"kv_connector": ["NixlConnector"]}'],
+    ],
+)
+def test_a_connector_name_that_cannot_be_read_is_refused(args: list[str]) -> None:
+    (problem,) = problems(args)
+    assert "sets kv_connector to a connector this plugin cannot read from the value" in problem
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [EC, '{"ec_connector": "ECExampleConnector", "ec_role": "ec_both"}'],
+        [f"{EC}.ec_connector", "ECCPUConnector"],
+    ],
+)
+def test_every_encoder_cache_connector_needs_the_site(args: list[str]) -> None:
+    (problem,) = problems(args)
+    assert f"({EC}) sets ec_connector to " in problem
+    assert problems(args, allow_args=(EC,)) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [KV, '{"kv_connector": "NixlConnector", "kv_role": "kv_both"}'],
+        [f'{KV}={{"kv_connector": "NixlConnector", "kv_role": "kv_producer"}}'],
+        [KV, '{"kv_connector": "OffloadingConnector", "kv_role": "kv_both", "kv_buffer_size": 80m}'],
+        [KV, '{"kv_connector": "DecodeBenchConnector", "kv_role": "kv_both", "kv_port": 14579}'],
+        [f"{KV}.kv_connector", "NixlConnector", f"{KV}.kv_role", "kv_both"],
+        [f"{KV}.kv_connector", '"NixlConnector"'],
+        [KV, '{"kv_role": "kv_both", "kv_rank": 0, "kv_parallel_size": 2}'],
+        [EC, '{"ec_role": "ec_both", "ec_buffer_size": 1e9}'],
+    ],
+)
+def test_a_built_in_connector_without_extra_config_passes(args: list[str]) -> None:
+    assert problems(args) == []
+
+
 # --- host files read as root ------------------------------------------------------------------
 
 

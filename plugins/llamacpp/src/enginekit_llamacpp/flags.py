@@ -54,11 +54,25 @@ ALIASES: dict[str, str] = {
     "--spec-draft-model": "--model-draft",
     "-mv": "--model-vocoder",
     "--webui-config-file": "--ui-config-file",
+    "-C": "--cpu-mask",
+    "-Cr": "--cpu-range",
+    "-Cb": "--cpu-mask-batch",
+    "-Crb": "--cpu-range-batch",
+    "-td": "--threads-draft",
+    "-tbd": "--threads-batch-draft",
+    "-Cd": "--cpu-mask-draft",
+    "-Crd": "--cpu-range-draft",
+    "-Cbd": "--cpu-mask-batch-draft",
+    "-Crbd": "--cpu-range-batch-draft",
 }
 
 _MODEL = "set the profile's model_path to the GGUF file instead"
 _GPUS = "offload and split follow the shard's GPUs (the shard spec's gpu_indices, the profile's tp); drop it"
 _THREADS = "a CPU shard gets the cores placement reserved for it (the shard spec's threads); drop it"
+_CORES = (
+    "placement decides where a shard's threads run (the shard spec's threads), and pinning them "
+    "to cores of its own choosing could put them on cores another shard holds; drop it"
+)
 _KEY = "secrets never go in args: set the shard spec's api_key, which reaches llama-server as LLAMA_API_KEY"
 _LORA = "list them in the profile's adapters instead"
 
@@ -81,6 +95,24 @@ MANAGED: dict[str, str] = {
     "--main-gpu": _GPUS,
     "--threads": _THREADS,
     "--threads-batch": _THREADS,
+    "--threads-draft": _THREADS,
+    "--threads-batch-draft": _THREADS,
+    # Which cores the threads run on (common/arg.cpp: a mask or range sets mask_valid, and
+    # ggml pins each thread to it; --cpu-strict pins one thread per core; --numa spreads
+    # or confines the threads by NUMA node). The draft twins exist in some releases only.
+    "--cpu-mask": _CORES,
+    "--cpu-range": _CORES,
+    "--cpu-strict": _CORES,
+    "--cpu-mask-batch": _CORES,
+    "--cpu-range-batch": _CORES,
+    "--cpu-strict-batch": _CORES,
+    "--cpu-mask-draft": _CORES,
+    "--cpu-range-draft": _CORES,
+    "--cpu-strict-draft": _CORES,
+    "--cpu-mask-batch-draft": _CORES,
+    "--cpu-range-batch-draft": _CORES,
+    "--cpu-strict-batch-draft": _CORES,
+    "--numa": _CORES,
     "--lora": _LORA,
     "--lora-scaled": _LORA,
     "--metrics": "it is always on, for metrics_path; drop it",
@@ -145,7 +177,22 @@ RISKY: dict[str, str] = {
     "--ssl-key-file": "loads the TLS private key from the host file it names, as root",
     "--ssl-cert-file": "loads the TLS certificate from the host file it names, as root",
 }
-ALLOWABLE = frozenset(RISKY)
+
+#: Scheduling priority of the threads (``--prio N``: low -1, normal 0, medium 1, high 2,
+#: realtime 3). Above normal, ggml makes each thread SCHED_FIFO (priority 40, 80, 90), which
+#: root is granted: they then run ahead of every other shard's threads and the agent's, and
+#: a busy one starves them. Refused above normal unless the site's ``allow_args`` names
+#: the flag; the batch and draft twins take the same values.
+PRIORITY = frozenset({"--prio", "--prio-batch", "--prio-draft", "--prio-batch-draft"})
+#: The priorities that run no thread ahead of others'.
+SAFE_PRIORITIES = frozenset({-1, 0})
+PRIORITY_WHY = (
+    "raises its threads above normal scheduling priority: medium, high and realtime make them "
+    "real-time SCHED_FIFO threads, which run as root ahead of every other shard and the agent "
+    "(low -1 and normal 0 pass)"
+)
+
+ALLOWABLE = frozenset(RISKY) | PRIORITY
 
 #: Other engines' quantization flags, mapped to what llama-server does instead: a GGUF
 #: file carries its quantization, and llama-server refuses the unknown flag at start.
@@ -179,7 +226,8 @@ _ONE_VALUE = frozenset(
     --timeout --threads-http --cache-reuse --chat-template --chat-template-file
     --reasoning-format --reasoning-budget --rope-scaling --rope-freq-base --rope-freq-scale
     --keep --grammar --grammar-file --json-schema --json-schema-file -md --model-draft
-    --ssl-key-file --ssl-cert-file
+    --ssl-key-file --ssl-cert-file --prio --prio-batch --prio-draft --prio-batch-draft --poll
+    --poll-batch
     """.split()
 )
 
@@ -206,7 +254,7 @@ class ServerSyntax(ArgSyntax):
 
 
 SYNTAX = ServerSyntax(
-    known=frozenset([*MANAGED, *RISKY, *NOT_GGUF]),
+    known=frozenset([*MANAGED, *RISKY, *NOT_GGUF, *PRIORITY]),
     aliases=ALIASES,
     underscores=True,
     abbreviations=False,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterator
 
 from enginekit.args import (
@@ -20,7 +21,10 @@ from enginekit_llamacpp.flags import (
     NOT_GGUF,
     PRESET_SUFFIXES,
     PRESET_WHY,
+    PRIORITY,
+    PRIORITY_WHY,
     RISKY,
+    SAFE_PRIORITIES,
     SYNTAX,
 )
 
@@ -36,11 +40,31 @@ def profile_problems(profile: Profile, allowed: Collection[str]) -> list[str]:
         profile.name, profile.args, RISKY, allowed, SYNTAX, config_key=CONFIG_KEY
     )
     problems += [
+        f"{where}: args: {spelling(use.token)!r} ({use.option}) {PRIORITY_WHY}; refused unless the "
+        f'site allows it ({CONFIG_KEY} = ["{use.option}"])'
+        for use in find_options(profile.args, PRIORITY, SYNTAX)
+        if use.option not in allowed and use.value is not None and _stoi(use.value) not in SAFE_PRIORITIES
+    ]
+    problems += [
         f"{where}: args: {spelling(use.token)!r} ({use.option}) does not apply to GGUF models; "
         f"{NOT_GGUF[use.option]}"
         for use in find_options(profile.args, NOT_GGUF, SYNTAX)
     ]
     return problems
+
+
+#: What ``std::stoi`` reads: leading blanks, a sign, digits; the rest of the text is ignored.
+_STOI = re.compile(r"[ \t\n\v\f\r]*([+-]?[0-9]+)")
+
+
+def _stoi(value: str) -> int | None:
+    """The number llama-server's integer options take from ``value``, or None when it takes none.
+
+    Its parser reads them with ``std::stoi``, so ``" 3"``, ``"+3"`` and ``"3.9"`` are all 3.
+    With no number at all it stops at start, so nothing runs (None is refused anyway).
+    """
+    match = _STOI.match(value)
+    return int(match[1]) if match else None
 
 
 def _presets(profile: Profile) -> Iterator[str]:

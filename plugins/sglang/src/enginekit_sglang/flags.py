@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enginekit.args import ArgSyntax
 
+from enginekit_sglang.known import ALL_OPTIONS
+
 #: The release these tables were read from (the PyPI wheel's own parser and sources).
 TABLES_VERSION = "0.5.23"
 
@@ -91,6 +93,63 @@ HOST_ACCESS: dict[str, str] = {
     "--ssl-keyfile": "loads the TLS private key from the host file it names, as root",
     "--ssl-certfile": "loads the TLS certificate from the host file it names, as root",
     "--ssl-ca-certs": "loads the CA certificates from the host file it names, as root",
+    # From a sweep of every 0.5.23 option whose name or help names a path, directory,
+    # file, URL, endpoint, config file, another service, or a module (``fields/*.py``).
+    "--kt-weight-path": "loads the quantized expert weights from the host folder it names, as root",
+    "--uno-lora-path": "loads the UNO draft LoRA from the host path or repository it names",
+    "--speculative-ngram-external-corpus-path": "reads the corpus from the host file it names, as root",
+    "--speculative-dspark-sps-table-path": "reads the SPS cost table from the host file it names, as root",
+    "--speculative-dspark-confidence-sts-path": (
+        "reads the confidence calibration from the host file it names, as root"
+    ),
+    "--speculative-adaptive-config": (
+        "reads the adaptive-speculation config from the host file it names, as root"
+    ),
+    "--pdmux-config-path": "reads the PD-multiplexing config from the host file it names, as root",
+    "--dllm-algorithm-config": (
+        "reads the diffusion algorithm's YAML config from the host file it names, as root"
+    ),
+    "--lmcache-config-file": (
+        "reads an LMCache config from the host file it names, which picks where KV caches go, "
+        "disks and remote servers included"
+    ),
+    "--flexkv-config-file": (
+        "reads a FlexKV config from the host file it names, which picks where KV caches go, "
+        "disks and remote stores included"
+    ),
+    "--spec-trace-dir": "writes speculative-decoding trace files to the directory it names, as root",
+    "--ple-offload-dir": "writes the offloaded embedding table as a file in the directory it names, as root",
+    "--delete-ckpt-after-loading": "deletes the model's checkpoint files after loading them, as root",
+    "--weight-cache-socket": (
+        "loads the model weights from whatever process listens on the Unix socket it names"
+    ),
+    # ZMQ endpoints: an ipc:// one is a socket file SGLang creates as root where it says.
+    "--forward-pass-metrics-ipc-name": (
+        "binds a metrics socket at the endpoint it names (an ipc:// endpoint is a socket file "
+        "created as root)"
+    ),
+    "--decoupled-spec-bind-endpoint": (
+        "binds a socket at the endpoint it names (an ipc:// endpoint is a socket file created as root)"
+    ),
+    "--decoupled-spec-connect-endpoints": "exchanges speculative-decoding state with the peers it names",
+    "--encoder-urls": "sends multimodal inputs to the encoder servers it names",
+    "--encoder-register-urls": "registers this server with the encoder bootstrap servers it names",
+    # KV stores: the file backend writes under /tmp/hicache (nixl under /tmp/hicache_storage)
+    # as root by default; the others reach a store (Mooncake, 3FS, AIBrix, …) over the network.
+    "--hicache-storage-backend": (
+        "keeps the KV cache in the store it names: files under /tmp written as root, or a "
+        "remote store reached over the network"
+    ),
+    "--enable-unified-cache-external-linker": (
+        "links the KV cache to an external store (Mooncake by default) reached over the network"
+    ),
+    "--enable-mm-global-cache": "keeps multimodal embeddings in a Mooncake store reached over the network",
+    # Ray actors start in whichever Ray cluster the node runs (the one started last, which
+    # may be another replica's), on the GPUs Ray picks rather than the shard's.
+    "--use-ray": (
+        "runs the schedulers as Ray actors in whichever Ray cluster this node runs, on the GPUs "
+        "Ray picks rather than the shard's"
+    ),
 }
 
 #: Options whose value names the repository or directory part of the model is loaded
@@ -135,8 +194,21 @@ CHECKSUM = "--model-checksum"
 #: ``--init-expert-location``: "trivial", inline JSON, or a ``.pt``/``.json`` host file
 #: (``eplb/expert_location.py``: torch.load or read_text).
 EXPERT_LOCATION = "--init-expert-location"
+#: ``--deepep-config``: inline JSON, or, when the value does not parse as JSON, the host
+#: file it names (``utils/common.py`` ``load_json_config``: orjson, then ``read_text``).
+DEEPEP_CONFIG = "--deepep-config"
+#: ``--disaggregation-ib-device``: device names, an inline JSON mapping, or, when the
+#: value ends in ``.json``, a host file holding the mapping (``mooncake_transfer_engine.py``).
+IB_DEVICE = "--disaggregation-ib-device"
+#: ``--weight-cache-mode``: ``off`` loads from disk; ``daemon`` serves the weights on a Unix
+#: socket under /tmp; ``client`` loads them from whatever listens on
+#: /tmp/sglang_weight_cache_<GPU UUID>.sock (``environ.py``), which any local user can create.
+WEIGHT_CACHE_MODE = "--weight-cache-mode"
 VALUE_CHECKED = (
-    frozenset(MODEL_SOURCES) | frozenset(TEMPLATES) | LOAD_FORMAT_OPTIONS | {CHECKSUM, EXPERT_LOCATION}
+    frozenset(MODEL_SOURCES)
+    | frozenset(TEMPLATES)
+    | LOAD_FORMAT_OPTIONS
+    | {CHECKSUM, EXPERT_LOCATION, DEEPEP_CONFIG, IB_DEVICE, WEIGHT_CACHE_MODE}
 )
 
 #: Every real 0.5.23 option that is a prefix of, or extends, one of the options above
@@ -149,7 +221,7 @@ NEIGHBOURS = frozenset(
     --hicache-storage-backend --model-loader-extra-config --model-impl --model-config-parser
     --modelopt-quant --model-checksum --enable-lora-overlap-loading
     --enable-metrics-for-all-schedulers --sidecar-args --quantization --quantization-param-path
-    --watermark-config --export-metrics-to-file --log-requests
+    --watermark-config --export-metrics-to-file --log-requests --dllm-algorithm --speculative-adaptive
     """.split()
 )
 
@@ -201,17 +273,41 @@ _ONE_VALUE = frozenset(
     """.split()
 )
 
+#: Refused options that take a list (``nargs="+"``) or no value at all.
+_LIST_OPTIONS = frozenset(
+    {
+        "--log-requests-target",
+        "--encoder-urls",
+        "--encoder-register-urls",
+        "--decoupled-spec-connect-endpoints",
+    }
+)
+_REFUSED_FLAGS = frozenset(
+    {
+        "--delete-ckpt-after-loading",
+        "--enable-unified-cache-external-linker",
+        "--enable-mm-global-cache",
+        "--use-ray",
+    }
+)
+
 #: Values each option takes, for the positional check.
 ARITY: dict[str, int | None] = {
-    **dict.fromkeys(_ONE_VALUE | (frozenset(HOST_ACCESS) - {"--log-requests-target"}), 1),
-    **dict.fromkeys(_FLAGS, 0),
+    **dict.fromkeys(
+        _ONE_VALUE
+        | (frozenset(HOST_ACCESS) - _LIST_OPTIONS - _REFUSED_FLAGS)
+        | {DEEPEP_CONFIG, IB_DEVICE, WEIGHT_CACHE_MODE},
+        1,
+    ),
+    **dict.fromkeys(_FLAGS | _REFUSED_FLAGS, 0),
 }
 
 #: How SGLang's parser reads options: plain argparse, so ``--flag=value`` and unique
 #: prefixes work (``--tp`` is ``--tp-size``), underscores do not (``--tp_size`` is an
 #: unrecognized argument), and there are no short aliases or dotted keys.
 SYNTAX = ArgSyntax(
-    known=frozenset(MANAGED)
+    known=ALL_OPTIONS
+    | frozenset(MANAGED)
     | frozenset(SECRETS)
     | frozenset(CODE_LOADING)
     | frozenset(HOST_ACCESS)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Iterator, Sequence
 
 from enginekit.args import (
@@ -19,8 +20,10 @@ from enginekit_sglang.flags import (
     ARITY,
     CHECKSUM,
     CODE_LOADING,
+    DEEPEP_CONFIG,
     EXPERT_LOCATION,
     HOST_ACCESS,
+    IB_DEVICE,
     LOAD_FORMAT_OPTIONS,
     MANAGED,
     MODEL_SOURCES,
@@ -33,6 +36,7 @@ from enginekit_sglang.flags import (
     SYNTAX,
     TEMPLATES,
     VALUE_CHECKED,
+    WEIGHT_CACHE_MODE,
 )
 
 ALLOW_KEY = "engines.sglang.allow_args"
@@ -92,9 +96,44 @@ def _why_refused(option: str, value: str, model_path: str) -> str | None:
                 "inline JSON pass)"
             )
         return None
+    if option == DEEPEP_CONFIG:
+        if _is_json_object(value):
+            return None
+        return "reads the DeepEP config from the host file it names, as root (inline JSON passes)"
+    if option == IB_DEVICE:
+        if not value.strip().lower().endswith(".json"):
+            return None
+        return (
+            "reads the per-GPU device mapping from the host file it names, as root (a value "
+            "ending in .json is a file; device names and inline JSON pass)"
+        )
+    if option == WEIGHT_CACHE_MODE:
+        if value == "off":
+            return None
+        return (
+            "shares the model weights through a Unix socket under /tmp: 'client' loads them "
+            "from whatever process listens there, which any local user can start, and "
+            "'daemon' serves them there ('off' passes)"
+        )
     if value == model_path:
         return None
     return f"{MODEL_SOURCES[option]}, not the profile's model_path"
+
+
+def _is_json_object(value: str) -> bool:
+    """Whether SGLang's JSON reader takes ``value`` as it is, rather than as a file name.
+
+    It uses orjson, which refuses the NaN and Infinity that Python's reader takes; a
+    value either reader refuses is the name of a file to SGLang.
+    """
+
+    def refuse(constant: str) -> object:
+        raise ValueError(constant)
+
+    try:
+        return isinstance(json.loads(value, parse_constant=refuse), dict)
+    except ValueError:
+        return False
 
 
 def _underscores(name: str, args: Sequence[str]) -> Iterator[str]:

@@ -34,7 +34,10 @@ KNOWN: frozenset[str] = frozenset(
     --server_role --no-telemetry --telemetry --tensor_parallel_size --tp_size --tokenizer
     --tool_parser --trust_remote_code --video_pruning_rate --visual_gen_args
     """.split()
-)
+) | {
+    # The name --visual_gen_args replaced; serve keeps it as an alias of the same option.
+    "--extra_visual_gen_options",
+}
 
 #: Click matches long options exactly: no prefixes, no ``-``/``_`` folding (a wrong
 #: spelling is an error at start-up), but ``--flag=value`` is accepted.
@@ -77,6 +80,16 @@ RISKY: dict[str, str] = {
     "--metadata_server_config_file": "registers this server with the metadata server a file names",
     "--otlp_traces_endpoint": "sends request traces to the endpoint it names",
     "--allow_request_chat_template": "renders the Jinja chat templates API clients send",
+    # A VisualGenArgs YAML: model and component paths, parallelism, compilation and
+    # quantization, none of which enginekit can check, for the same reason it writes the
+    # LLM options file itself. Unlike that file enginekit has nothing to put in this one,
+    # so a site that serves visual generation may allow it.
+    "--visual_gen_args": (
+        "reads VisualGen options from a YAML file enginekit never sees, model paths and parallelism included"
+    ),
+    "--extra_visual_gen_options": (
+        "reads VisualGen options from a YAML file enginekit never sees, model paths and parallelism included"
+    ),
 }
 
 #: Options whose value names the repository or directory part of the model is loaded from:

@@ -13,6 +13,7 @@ from enginekit.args import (
 )
 from enginekit.model import GPUInfo, Profile
 
+from enginekit_trtllm.clickargs import ClickReading, read
 from enginekit_trtllm.config import TrtllmConfig, at_least
 from enginekit_trtllm.flags import (
     ARITY,
@@ -90,21 +91,23 @@ def chat_template_is_path(value: str) -> bool:
     return "/" in (value[: min(starts)] if starts else value)
 
 
-def _value_problems(profile: Profile, config: TrtllmConfig) -> list[str]:
+def _value_problems(profile: Profile, config: TrtllmConfig, reading: ClickReading) -> list[str]:
     """Options refused for some values only: a template path, another model's tokenizer."""
     found = []
-    for use in find_options(profile.args, {CHAT_TEMPLATE, *MODEL_SOURCES}, SYNTAX):
-        if use.option in config.allow_args or use.value is None:
+    for use in find_options(reading.masked, {CHAT_TEMPLATE, *MODEL_SOURCES}, SYNTAX):
+        # The value Click takes, which may start with '-' (the masked copy hides it).
+        value = reading.values.get(use.index)
+        if use.option in config.allow_args or value is None:
             continue  # without a value Click stops at start-up: nothing is read
         if use.option == CHAT_TEMPLATE:
-            if not chat_template_is_path(use.value):
+            if not chat_template_is_path(value):
                 continue
             why = (
                 "reads the chat template from the host path it names, as root (a value is a path "
                 "when it has a '/' before its first '{{', '{%' or '{#', or anywhere when it has "
                 "none; inline templates pass)"
             )
-        elif use.value == profile.model_path:
+        elif value == profile.model_path:
             continue
         else:
             why = f"{MODEL_SOURCES[use.option]}, not the profile's model_path"
@@ -116,12 +119,25 @@ def _value_problems(profile: Profile, config: TrtllmConfig) -> list[str]:
 
 
 def arg_problems(profile: Profile, config: TrtllmConfig) -> list[str]:
-    """Pass-through arguments trtllm-serve would not accept, or that enginekit must refuse."""
-    name, args = profile.name, profile.args
+    """Pass-through arguments trtllm-serve would not accept, or that enginekit must refuse.
+
+    The args are read as Click reads them first (``clickargs``): an option that takes a
+    value takes the next argument even when it starts with '-', so the shared checks get
+    a copy in which such a value no longer looks like an option.
+    """
+    name = profile.name
+    reading = read(profile.args, ARITY)
+    args = reading.masked
     found = positional_problems(name, args, SYNTAX, arity=ARITY, engine="trtllm-serve")
+    found += [
+        f"profile {name!r}: args[{index}]: {spelling(args[index])!r} takes a value, but it is the "
+        f"last argument: trtllm-serve would take what enginekit puts after the profile's args "
+        f"(its own options file's flag) as that value; give it one"
+        for index in reading.missing
+    ]
     found += managed_option_problems(name, args, MANAGED, SYNTAX)
     found += code_loading_problems(name, args, RISKY, config.allow_args, SYNTAX, config_key=ALLOW_KEY)
-    found += _value_problems(profile, config)
+    found += _value_problems(profile, config, reading)
     for token in args:
         option = SYNTAX.normalise(token)
         if option is None or option in KNOWN:

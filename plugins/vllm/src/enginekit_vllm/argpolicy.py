@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection, Iterator, Sequence
 
 from enginekit.args import (
@@ -20,6 +21,7 @@ from enginekit_vllm.flags import (
     CHAT_TEMPLATE,
     CODE_KEYS,
     CODE_LOADING,
+    CONNECTORS,
     GENERATION_CONFIG_WORDS,
     HOST_ACCESS,
     LOAD_FORMAT,
@@ -76,6 +78,7 @@ def arg_problems(
     )
     problems += _code_key_problems(profile_name, args, allowed)
     problems += _path_key_problems(profile_name, args, allowed)
+    problems += _connector_problems(profile_name, args, allowed)
     problems += _value_problems(profile_name, args, allowed, model_path)
     problems += _secret_problems(profile_name, args)
     return problems
@@ -162,10 +165,137 @@ def _path_key_problems(profile_name: str, args: Sequence[str], allowed: Collecti
         f"profile {profile_name!r}: args: {spelling(use.token)!r} ({option}) sets {key}, "
         f'{why}, as root; refused unless the site allows it ({CONFIG_KEY} = ["{option}"])'
         for use, option in _json_uses(args, PATH_KEYS)
-        if option not in allowed
+        if option not in allowed and not _refused_as_code(use, option)
         for key, why in PATH_KEYS[option].items()
         if _sets_key(use, key)
     ]
+
+
+def _refused_as_code(use: OptionUse, option: str) -> bool:
+    """Whether the code-key check already refuses ``use`` for an escape in a value it cannot decode.
+
+    The suspicion is the same for every key of the flag, and so is the remedy: one
+    refusal says it, where one per key would repeat it.
+    """
+    head = spelling(use.token)
+    return (
+        option in CODE_KEYS
+        and "." not in head
+        and use.value is not None
+        and "\\" in use.value
+        and _pairs(use.value) is None
+    )
+
+
+#: Connectors vLLM registers that write caches to a host directory even with no extra config.
+_STORAGE_CONNECTORS = frozenset({"ExampleConnector", "SharedStorageConnector", "ECExampleConnector"})
+
+
+def _connector_problems(profile_name: str, args: Sequence[str], allowed: Collection[str]) -> list[str]:
+    """A KV or encoder-cache connector other than the few that keep to the node and its peers."""
+    problems = []
+    for use, option in _json_uses(args, CONNECTORS):
+        key, safe = CONNECTORS[option]
+        if option in allowed or _refused_as_code(use, option):
+            continue
+        names = _connector_names(use, key)
+        if names is None or not names <= safe:
+            problems.append(
+                f"profile {profile_name!r}: args: {spelling(use.token)!r} ({option}) sets {key} "
+                f"to {_connector_why(names, safe)}; refused unless the site allows it "
+                f'({CONFIG_KEY} = ["{option}"])'
+            )
+    return problems
+
+
+def _connector_why(names: frozenset[str] | None, safe: frozenset[str]) -> str:
+    # A name is shown only when it is one of vLLM's own: the value is never echoed.
+    if names and names & _STORAGE_CONNECTORS:
+        shown = ", ".join(sorted(names & _STORAGE_CONNECTORS))
+        return f"{shown}, which writes caches as root under a host directory (/tmp by default)"
+    passing = ", ".join(sorted(safe)) if safe else "none does"
+    if names is None:
+        return f"a connector this plugin cannot read from the value (only these pass: {passing})"
+    return (
+        "a connector this plugin has not judged to keep to the node: other names are imported from "
+        "a module path or registered by plugins, and vLLM's other connectors connect to services "
+        f"or read files of their own (only these pass: {passing})"
+    )
+
+
+def _connector_names(use: OptionUse, key: str) -> frozenset[str] | None:
+    """The connector names ``use`` selects (empty for none), or None when the value cannot be read."""
+    head = spelling(use.token)
+    if "." in head:
+        if _key(head.split(".")[1]) != key:
+            return frozenset()
+        if use.value is None:
+            return frozenset()  # without a value vLLM's parser stops at start
+        # A dotted value is JSON when it parses as JSON ('"NixlConnector"'), text otherwise.
+        try:
+            value: object = json.loads(use.value)
+        except ValueError:
+            value = use.value
+        return frozenset({value}) if isinstance(value, str) else None
+    if use.value is None:
+        return frozenset()
+    pairs = _pairs(use.value)
+    if pairs is None:
+        return _connector_names_in_text(use.value, key)
+    names: set[str] = set()
+    for name, value in pairs:
+        if _key(str(name)) != key or value is None:
+            continue
+        if not isinstance(value, str):
+            return None
+        names.add(value)
+    return frozenset(names)
+
+
+def _connector_names_in_text(value: str, key: str) -> frozenset[str] | None:
+    """The names a value JSON cannot read gives ``key``: every mention must be a plain string."""
+    spelled = key.replace("_", "[_-]")
+    mentions = re.findall(rf"{spelled}(?![\w-])", value)
+    found = re.findall(rf'"{spelled}"\s*:\s*"([A-Za-z0-9_]*)"', value)
+    if "\\" in value or len(found) != len(mentions):
+        return None
+    return frozenset(found)
+
+
+#: A number with a size suffix (``80m``, ``1.5Gi``) that vLLM expands before reading the JSON.
+_HUMAN_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?[kKmMgGtT]i?(?![\w.])")
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+class _Pairs(list[tuple[str, object]]):
+    """A JSON object as its key-value pairs, in order, a key given twice kept twice."""
+
+
+def _pairs(value: str) -> list[tuple[str, object]] | None:
+    """The top-level pairs of a JSON flag's value as vLLM decodes it ([] for a non-object).
+
+    None when it cannot be decoded. vLLM expands numbers written with a size suffix
+    (``"cpu_bytes_to_use": 80m``) before it reads the JSON; they are read as 0 here, since
+    only keys and strings matter. Every pair of a key given twice is kept, so a refused
+    value cannot hide behind a later or an earlier one.
+    """
+    for text in (value, _expand_numbers(value)):
+        try:
+            data = json.loads(text, object_pairs_hook=_Pairs)
+        except ValueError:
+            continue
+        return data if isinstance(data, _Pairs) else []
+    return None
+
+
+def _expand_numbers(value: str) -> str:
+    parts, last = [], 0
+    for match in _JSON_STRING.finditer(value):
+        parts.append(_HUMAN_NUMBER.sub("0", value[last : match.start()]))
+        parts.append(match.group())
+        last = match.end()
+    parts.append(_HUMAN_NUMBER.sub("0", value[last:]))
+    return "".join(parts)
 
 
 def _json_uses(args: Sequence[str], options: Collection[str]) -> Iterator[tuple[OptionUse, str]]:
@@ -192,13 +322,12 @@ def _sets_key(use: OptionUse, key: str) -> bool:
         return False
     if use.value is None:
         return False
-    try:
-        data = json.loads(use.value)
-    except ValueError:
-        # vLLM also reads numbers like 80m that JSON does not; the key can still be there,
-        # spelled out or hidden behind a \u escape its JSON reader decodes.
+    pairs = _pairs(use.value)
+    if pairs is None:
+        # A value this plugin cannot decode may still be one vLLM reads: the key can be
+        # there, spelled out or hidden behind a \u escape its JSON reader decodes.
         return key in use.value.replace("-", "_") or "\\" in use.value
-    return isinstance(data, dict) and any(_key(str(name)) == key for name in data)
+    return any(_key(name) == key for name, _ in pairs)
 
 
 def _key(name: str) -> str:

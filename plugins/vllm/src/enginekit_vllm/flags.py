@@ -104,6 +104,11 @@ HOST_ACCESS: Mapping[str, str] = {
     "--ssl-ca-certs": "loads the CA certificates from the host file it names, as root",
 }
 
+_EXTRA_CONFIG = (
+    "the connector's own settings, which name directories it writes caches to, services it "
+    "connects to and modules it imports"
+)
+
 #: JSON flags some keys of which name a place vLLM reads or writes, as root, or a model to
 #: fetch: refused only when such a key is set, unless ``allow_args`` names the flag (which
 #: allows all its keys).
@@ -130,6 +135,36 @@ PATH_KEYS: Mapping[str, Mapping[str, str]] = {
         "qlora_adapter_name_or_path": "the QLoRA adapter the bitsandbytes loader downloads or reads",
         "tensorizer_uri": "the URI tensorizer streams the weights from",
     },
+    # The extra config is handed to the connector unread by vLLM: each connector takes its
+    # own keys, and among them are the directory the example connector writes KV files to
+    # (shared_storage_path), the services P2pNccl, Mooncake and LMCache connect to
+    # (proxy_ip, remote_url, a config file), the module OffloadingConnector imports
+    # (spec_module_path) and whole nested connector configs (MultiConnector's connectors).
+    # No list of safe keys can keep up with that, so the whole table is refused.
+    "--kv-transfer-config": {
+        "kv_connector_extra_config": _EXTRA_CONFIG,
+        "kv_ip": "the address the connector binds or connects to",
+    },
+    "--ec-transfer-config": {
+        "ec_connector_extra_config": _EXTRA_CONFIG,
+        "ec_ip": "the address the connector binds or connects to",
+    },
+}
+
+#: JSON flags that pick a connector by name, mapped to the key that names it and the
+#: connectors a profile may pick without ``allow_args``: vLLM's own, judged to keep to the
+#: node and the peers requests name when their extra config is left out
+#: (``distributed/kv_transfer/kv_connector/factory.py``). Every other name is refused:
+#: ``ExampleConnector`` (``SharedStorageConnector`` before it) and ``ECExampleConnector``
+#: write KV or encoder caches as root under /tmp by default; the rest connect to services
+#: or read config files of their own; and a name vLLM does not register is imported from
+#: ``kv_connector_module_path`` or registered by a plugin, code enginekit cannot judge.
+CONNECTORS: Mapping[str, tuple[str, frozenset[str]]] = {
+    "--kv-transfer-config": (
+        "kv_connector",
+        frozenset({"NixlConnector", "OffloadingConnector", "DecodeBenchConnector"}),
+    ),
+    "--ec-transfer-config": ("ec_connector", frozenset()),
 }
 
 #: Flags whose value names the repository or directory part of the model is loaded from:

@@ -1,0 +1,76 @@
+"""Pass-through arguments read the way Click's parser reads them for ``trtllm-serve serve``.
+
+Click gives an option that takes a value the next argument, whatever it is:
+``--tokenizer --log_level`` sets the tokenizer to ``--log_level``, and ``--log_level`` is
+not an option there. The shared reader in ``enginekit.args`` stops at a token starting
+with ``--``, which is argparse's reading, so this module reads the arguments first and
+hands the shared checks a copy in which such values no longer look like options.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import attrs
+from enginekit.args import spelling
+
+#: What a value that starts with '-' is replaced by in the masked copy: a word, which the
+#: shared checks take for the value of the option before it, as Click does.
+MASK = "value"
+
+
+@attrs.frozen
+class ClickReading:
+    """The profile's args as Click reads them.
+
+    :ivar masked: The args, with every value that starts with '-' replaced by ``MASK``, at
+        the same places: the shared checks read options and positional words from it
+        the way Click reads them, and name the same indices.
+    :ivar values: The value Click gives each option, by the option token's index.
+    :ivar missing: The indices of options that take a value and are the last argument.
+    """
+
+    masked: tuple[str, ...]
+    values: Mapping[int, str]
+    missing: tuple[int, ...]
+
+
+def read(args: Sequence[str], arity: Mapping[str, int | None]) -> ClickReading:
+    """Read ``args`` as Click's ``OptionParser`` does, given the values each option takes.
+
+    Click matches a long option exactly (no prefixes, no ``_``/``-`` folding) and splits
+    ``--flag=value`` at the first '='. An option ``arity`` does not know (one a site
+    allowed for a newer release) may take a value or not: a following word is taken as
+    its value, and a following option is read as an option, so it is checked either way.
+    """
+    masked = list(args)
+    values: dict[int, str] = {}
+    missing: list[int] = []
+    index = 0
+    while index < len(args):
+        token = args[index]
+        index += 1
+        if token == "--":
+            break  # Click reads the rest as positional; the core refuses the '--' itself
+        if not token.startswith("-") or len(token) == 1:
+            continue  # a positional word, Click's own test (``arg[:1]`` a prefix, longer than 1)
+        name = spelling(token)
+        takes = arity.get(name)
+        if "=" in token:
+            if takes != 0:
+                values[index - 1] = token.split("=", 1)[1]
+            continue
+        if takes == 0:
+            continue
+        if index == len(args):
+            if takes == 1:
+                missing.append(index - 1)
+            continue
+        following = args[index]
+        if takes is None and following.startswith("-"):
+            continue
+        values[index - 1] = following
+        if following.startswith("-"):
+            masked[index] = MASK
+        index += 1
+    return ClickReading(masked=tuple(masked), values=values, missing=tuple(missing))
