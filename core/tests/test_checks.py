@@ -180,3 +180,11 @@ def test_negative_numbers_are_values() -> None:
 def test_a_multi_letter_short_option_is_not_a_glued_value() -> None:
     syntax = ArgSyntax(known={"-ngl", "--n-gpu-layers"}, aliases={"-ngl": "--n-gpu-layers"})
     assert option_values(["-ngl", "5"], "--n-gpu-layers", syntax) == ["5"]
+
+
+def test_a_profile_name_with_a_colon_keeps_every_message_whole() -> None:
+    problems = validate_common(profile(name="a: b", args=("--",)), [])
+    assert problems == [
+        "profile 'a: b': args: a bare '--' ends option parsing, so what follows would be read as "
+        "positional arguments"
+    ]

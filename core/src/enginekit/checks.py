@@ -98,7 +98,8 @@ def _common(profile: Profile, gpus: Sequence[GPUInfo], policy: EnvPolicy) -> Ite
     yield from _adapters(profile)
     for key, why in policy.problems(profile.env):
         yield f"env {key}: {why}"
-    yield from (p.split(": ", 1)[1] for p in stray_token_problems(profile.name, profile.args))
+    prefix = f"profile {profile.name!r}: "  # said once, by validate_common
+    yield from (p.removeprefix(prefix) for p in stray_token_problems(profile.name, profile.args))
 
 
 def _adapters(profile: Profile) -> Iterator[str]:
