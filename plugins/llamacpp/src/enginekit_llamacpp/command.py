@@ -7,7 +7,6 @@ from enginekit.model import Command, ShardSpec
 from enginekit.ncclenv import placement_env
 
 from enginekit_llamacpp.flags import API_KEY_ENV, CUDA_DEVICE
-from enginekit_llamacpp.validation import colon_problem
 
 KEY_WHY = (
     "the API key, given in the environment because any local user can read a command line; "
@@ -80,13 +79,9 @@ def lora_args(shard: ShardSpec) -> list[str]:
 
     ``--lora`` would load them at scale 1.0, applied to every request at once. llama-server
     splits the list with a CSV reader (so a quoted path keeps its ','), then each item on
-    ':' into exactly FNAME and SCALE (so a path cannot contain ':').
+    ':' into exactly FNAME and SCALE (so a path cannot contain ':'; validate refuses one).
     """
-    items = []
-    for i, adapter in enumerate(shard.profile.adapters):
-        if ":" in adapter.path:
-            raise EngineError(f"profile {shard.profile.name!r}: adapters[{i}]: {colon_problem(adapter.path)}")
-        items.append(_csv_field(f"{adapter.path}:0"))
+    items = [_csv_field(f"{adapter.path}:0") for adapter in shard.profile.adapters]
     return ["--lora-scaled", ",".join(items)] if items else []
 
 

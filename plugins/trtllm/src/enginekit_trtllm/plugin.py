@@ -97,13 +97,6 @@ class TrtllmEngine:
                 f"with an engine that enforces keys, or accept the risk for this node with "
                 f"[engines.trtllm] allow_unauthenticated = true"
             )
-        if shard.profile.model_path.startswith("-"):
-            # The one path given as a positional argument: Click would read it as an option
-            # (the core's checks refuse it first; this hook never builds such a line).
-            raise EngineError(
-                f"{where}: model_path {shard.profile.model_path!r} starts with '-', which "
-                f"trtllm-serve would read as an option"
-            )
 
     @hookimpl
     def metrics_path(self) -> str:
