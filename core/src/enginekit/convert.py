@@ -200,6 +200,14 @@ def _fields_of(cls: type) -> dict[str, _FieldInfo]:
     return out
 
 
+def _fits_shape(shape: str, value: object) -> bool:
+    if shape == "list":
+        return isinstance(value, list | tuple)
+    if shape == "table":
+        return isinstance(value, Mapping)
+    return True
+
+
 def _normalise(
     raw: object, cls: type, path: str, unknown: list[str], errors: list[str], secrets: list[str]
 ) -> Any:
@@ -211,10 +219,17 @@ def _normalise(
     out: dict[str, Any] = {}
     for key, value in raw.items():
         field = (fields.get(key) or fields.get(_folded(key))) if isinstance(key, str) else None
-        # Most keys are plain names: the path to them is written as it is.
-        plain = isinstance(key, str) and key.isascii() and key.isidentifier() and len(key) <= 64
-        shown = key if plain else _key_shown(key)
-        where = f"{path}.{shown}" if path else shown
+        if (
+            field is not None
+            and field.name not in out
+            and field.nested is None
+            and not field.secret
+            and (value is not None or field.accepts_none)
+            and _fits_shape(field.shape, value)
+        ):
+            out[field.name] = value  # the common case: a known scalar or a well-shaped collection
+            continue
+        where = f"{path}.{_key_shown(key)}" if path else _key_shown(key)
         if field is None:
             unknown.append(f"{where}: unknown field")
             continue
@@ -230,12 +245,10 @@ def _normalise(
             continue
         if field.secret and value:
             secrets.append(value)
-        if field.shape == "list" and not isinstance(value, list | tuple):
+        if not _fits_shape(field.shape, value):
             # A string is iterable and a table iterates its keys: neither is ever a list.
-            errors.append(f"{where}: expected a list, got {_shown(value)}")
-            continue
-        if field.shape == "table" and not isinstance(value, Mapping):
-            errors.append(f"{where}: expected a table, got {_shown(value)}")
+            expected = "a list" if field.shape == "list" else "a table"
+            errors.append(f"{where}: expected {expected}, got {_shown(value)}")
             continue
         if field.nested is not None and not field.many:
             value = _normalise(value, field.nested, where, unknown, errors, secrets)
