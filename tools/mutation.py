@@ -189,7 +189,11 @@ TARGETS: tuple[Target, ...] = (
         "sglang.policy",
         "plugins/sglang",
         "src/enginekit_sglang/policy.py",
-        ("tests/test_sglang_validate.py", "tests/test_sglang_host_paths.py"),
+        (
+            "tests/test_sglang_validate.py",
+            "tests/test_sglang_host_paths.py",
+            "tests/test_sglang_rules_pinned.py",
+        ),
     ),
     Target(
         "sglang.build",
@@ -198,10 +202,31 @@ TARGETS: tuple[Target, ...] = (
         ("tests/test_sglang_commands.py", "tests/test_sglang_rules_pinned.py"),
     ),
     Target(
+        "vllm.known",
+        "plugins/vllm",
+        "src/enginekit_vllm/known.py",
+        ("tests/test_vllm_validate.py", "tests/test_vllm_rules_pinned.py"),
+    ),
+    Target(
         "llamacpp.validation",
         "plugins/llamacpp",
         "src/enginekit_llamacpp/validation.py",
-        ("tests/test_llamacpp_validate.py", "tests/test_llamacpp_host_paths.py"),
+        (
+            "tests/test_llamacpp_validate.py",
+            "tests/test_llamacpp_host_paths.py",
+            "tests/test_llamacpp_cpu_binding.py",
+            "tests/test_llamacpp_rules_pinned.py",
+        ),
+    ),
+    Target(
+        "llamacpp.flags",
+        "plugins/llamacpp",
+        "src/enginekit_llamacpp/flags.py",
+        (
+            "tests/test_llamacpp_validate.py",
+            "tests/test_llamacpp_cpu_binding.py",
+            "tests/test_llamacpp_rules_pinned.py",
+        ),
     ),
     Target(
         "llamacpp.command",
@@ -213,7 +238,21 @@ TARGETS: tuple[Target, ...] = (
         "trtllm.validation",
         "plugins/trtllm",
         "src/enginekit_trtllm/validation.py",
-        ("tests/test_trtllm_validate.py", "tests/test_trtllm_host_paths.py"),
+        (
+            "tests/test_trtllm_validate.py",
+            "tests/test_trtllm_host_paths.py",
+            "tests/test_trtllm_rules_pinned.py",
+        ),
+    ),
+    Target(
+        "trtllm.clickargs",
+        "plugins/trtllm",
+        "src/enginekit_trtllm/clickargs.py",
+        (
+            "tests/test_trtllm_validate.py",
+            "tests/test_trtllm_host_paths.py",
+            "tests/test_trtllm_rules_pinned.py",
+        ),
     ),
     Target(
         "trtllm.plugin",

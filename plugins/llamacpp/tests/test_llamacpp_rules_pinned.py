@@ -35,3 +35,35 @@ def test_a_cpu_shard_of_a_multi_gpu_profile_is_refused_naming_the_shard(shard_id
     assert str(err.value) == (
         f"shard {named}: profile 'big' asks for 2 GPUs, but the shard has none; a CPU shard runs tp = 1"
     )
+
+
+# --- what llama-server's parser takes for an option (flags.ServerSyntax) ----------------------
+
+STRAY = (
+    "profile 'p': args[{i}]: not an option, and {flag!r} (args[0]) before it takes {takes}, so "
+    "llama-server would read it as a positional argument; a profile's args may give none "
+    "(enginekit passes the model itself): remove it, or put it right after the option it is a "
+    "value of"
+)
+
+
+def arg_problems(*args: str) -> list[str]:
+    from enginekit.testing import engine_for
+    from enginekit_llamacpp import LlamaCppConfig, LlamaCppEngine
+
+    prof = Profile(name="p", engine="llamacpp", tp=1, model_path="/models/m.gguf", args=args)
+    engine = engine_for(LlamaCppEngine(LlamaCppConfig()), "llamacpp")
+    return engine.validate(prof, [])
+
+
+@pytest.mark.parametrize(
+    ("args", "takes"), [(("-c", "4096", "-"), "exactly 1 value"), (("-c", "4096", "-1"), "exactly 1 value")]
+)
+def test_a_lone_dash_or_a_negative_number_is_a_word_not_an_option(args: tuple[str, ...], takes: str) -> None:
+    # llama-server reads neither as an option: after a value it is a stray positional word.
+    assert arg_problems(*args) == [STRAY.format(i=2, flag="-c", takes=takes)]
+
+
+def test_a_short_option_glued_to_a_value_holding_equals_is_still_that_option() -> None:
+    (problem,) = arg_problems("-C=a=b")
+    assert problem.startswith("profile 'p': args: '-C' sets --cpu-mask, which enginekit manages; ")

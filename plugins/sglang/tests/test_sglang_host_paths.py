@@ -311,3 +311,44 @@ def test_the_parser_knows_every_option_of_the_release() -> None:
     assert SYNTAX.meanings("--kt-weight") == {"--kt-weight-path"}
     # The draft model's alias reaches the path option's value check through its prefix.
     assert "--speculative-draft-model-path" in SYNTAX.meanings("--speculative-draft-model")
+
+
+# --- reasons and order, pinned (mutation run of the rewritten policy) ------------------------
+
+
+def test_a_checksum_source_is_refused_for_what_it_reads() -> None:
+    assert problems("--model-checksum", "/srv/sums.json") == [
+        message(
+            "--model-checksum",
+            "--model-checksum",
+            "reads the checksums file or repository it names (given alone, it checks model_path)",
+        )
+    ]
+
+
+def test_an_expert_placement_file_is_refused_for_what_it_reads() -> None:
+    assert problems("--init-expert-location", "/srv/placement.pt") == [
+        message(
+            "--init-expert-location",
+            "--init-expert-location",
+            "reads the expert placement from the host file it names, as root ('trivial' and "
+            "inline JSON pass)",
+        )
+    ]
+
+
+def test_allowing_one_value_checked_option_leaves_the_next_one_checked() -> None:
+    found = problems(
+        "--tokenizer-path",
+        "org/other",
+        "--model-checksum",
+        "/srv/sums.json",
+        allow_args=("--tokenizer-path",),
+    )
+    assert found == [
+        message(
+            "--model-checksum",
+            "--model-checksum",
+            "reads the checksums file or repository it names (given alone, it checks model_path)",
+        )
+    ]

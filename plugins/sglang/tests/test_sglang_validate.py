@@ -162,6 +162,14 @@ def test_inline_watermark_config_is_refused_a_path_is_not() -> None:
     assert problems(profile("--watermark-config", "/etc/sglang/watermark.json")) == []
 
 
+@pytest.mark.parametrize("value", [' {"key": "w-1"}', '\n\t{"key": "w-1"}'])
+def test_inline_watermark_config_is_refused_after_leading_blanks(value: str) -> None:
+    # SGLang's JSON reader skips leading whitespace: the key is still on the command line.
+    assert "given inline puts the watermark key on the command line" in only(
+        profile("--watermark-config", value)
+    )
+
+
 @pytest.mark.parametrize(
     ("args", "option", "why"),
     [

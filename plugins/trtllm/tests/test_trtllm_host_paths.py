@@ -177,3 +177,38 @@ def test_an_allowed_option_of_another_release_cannot_hide_the_option_after_it() 
     found = problems("--new_option", "--trust_remote_code", allow_args=("--new_option",))
     assert len(found) == 1
     assert "(--trust_remote_code) runs Python code" in found[0]
+
+
+# --- each use judged on its own (mutation run of the rewritten policy) -----------------------
+
+TOKENIZER_WHY = (
+    "loads the tokenizer from the Hugging Face repository or host path it names, not the profile's model_path"
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "allow"),
+    [
+        (("--chat_template", "/etc/shadow", "--tokenizer", "org/other"), ("--chat_template",)),
+        (("--chat_template", "{{ messages[0].content }}", "--tokenizer", "org/other"), ()),
+    ],
+)
+def test_a_tokenizer_after_an_allowed_or_inline_template_is_still_checked(
+    args: tuple[str, ...], allow: tuple[str, ...]
+) -> None:
+    assert problems(*args, allow_args=allow) == [
+        f"profile 'p': args: '--tokenizer' (--tokenizer) {TOKENIZER_WHY}; {ALLOW.format('--tokenizer')}"
+    ]
+
+
+def test_a_template_path_after_the_models_own_tokenizer_is_still_refused() -> None:
+    assert problems("--tokenizer", MODEL, "--chat_template", "/etc/shadow") == [
+        f"profile 'p': args: '--chat_template' (--chat_template) {TEMPLATE_WHY}; {ALLOW.format('--chat_template')}"
+    ]
+
+
+def test_an_inline_template_is_judged_by_what_comes_before_its_first_delimiter() -> None:
+    # '[/INST]' and later tags come after the first '{%': the value is a template, not a path.
+    template = "{% for m in messages %}[INST] {{ m.content }} [/INST]{% endfor %}{{ eos_token }}"
+    assert not chat_template_is_path(template)
+    assert problems("--chat_template", template) == []

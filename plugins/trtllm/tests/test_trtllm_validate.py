@@ -195,6 +195,13 @@ def test_unknown_options_refused_with_a_hint() -> None:
     assert validate(profile(args=("--num_serve_frontends", "2")), allow_args=("--num_serve_frontends",)) == []
 
 
+def test_an_unknown_option_without_a_hint_is_told_to_go() -> None:
+    assert validate(profile(args=("--num_serve_frontends", "2"))) == [
+        "profile 'p': args: '--num_serve_frontends' is not an option of trtllm-serve serve (CLI "
+        "reference @9e7f85f6); remove it, or if your release has it, add it to [engines.trtllm] allow_args"
+    ]
+
+
 def test_every_problem_at_once() -> None:
     prof = profile(args=("--tp_size", "4", "--trust_remote_code", "--bogus"), kv_events=True)
     assert len(validate(prof)) == 4

@@ -135,6 +135,13 @@ def test_the_models_own_path_and_keywords_pass(args: list[str]) -> None:
     assert problems(args) == []
 
 
+def test_allowing_one_value_checked_flag_leaves_the_next_one_checked() -> None:
+    args = ["--tokenizer", "org/other-repo", "--chat-template", "/etc/passwd"]
+    assert problems(args, allow_args=("--tokenizer",)) == [
+        f"{P}args: '--chat-template' (--chat-template) {TEMPLATE_WHY}; {ALLOW.format('--chat-template')}"
+    ]
+
+
 # --- load formats -------------------------------------------------------------------------------
 
 
@@ -349,6 +356,9 @@ def test_an_encoder_cache_connectors_extra_config_is_refused(args: list[str]) ->
         ([f"{KV}.kv_ip", "10.0.0.9"], KV, "kv_ip"),
         ([KV, '{"kv_connector": "NixlConnector", "kv_role": "kv_both", "kv_ip": "10.0.0.9"}'], KV, "kv_ip"),
         ([f"{EC}.ec_ip=10.0.0.9"], EC, "ec_ip"),
+        # A dotted key's value is that key's alone: a backslash in it hides no other key,
+        # so the whole-value escape check does not take the refusal over.
+        ([f"{KV}.kv_ip", "10.0.0.9\\x"], KV, "kv_ip"),
     ],
 )
 def test_a_connector_address_is_refused(args: list[str], option: str, key: str) -> None:
@@ -371,6 +381,11 @@ def test_a_connector_address_is_refused(args: list[str], option: str, key: str) 
         # A key given twice: whichever vLLM keeps, ExampleConnector is one of them.
         [KV, '{"kv_connector": "ExampleConnector", "kv_connector": "NixlConnector", "kv_role": "kv_both"}'],
         [KV, '{"kv_connector": "NixlConnector", "kv_connector": "ExampleConnector", "kv_role": "kv_both"}'],
+        # Wherever the key stands, after other keys or after a null vLLM would not keep.
+        [KV, '{"kv_role": "kv_both", "kv_connector": "ExampleConnector"}'],
+        [KV, '{"kv_connector": null, "kv_connector": "ExampleConnector"}'],
+        # In a value JSON cannot read, under the dashed spelling of the key too.
+        [KV, '{"kv-connector": "ExampleConnector", "kv_role": kv_both}'],
     ],
 )
 def test_a_connector_that_writes_under_tmp_is_refused(args: list[str]) -> None:
@@ -389,6 +404,10 @@ def test_a_connector_that_writes_under_tmp_is_refused(args: list[str]) -> None:
         [KV, '{"kv_connector": "nixlconnector", "kv_role": "kv_both"}'],  # the registry is exact
         [f"{KV}.kv_connector", "EvilConnector"],
         [f"{KV}.kv_connector=/etc/x"],
+        # A size-suffixed number (vLLM expands it before reading the JSON) before, between
+        # or after the strings does not stop the name from being read and judged.
+        [KV, '{"kv_buffer_size": 80m, "kv_connector": "my.module.Connector", "kv_role": "kv_both"}'],
+        [KV, '{"kv_role": "kv_both", "kv_connector": "my.module.Connector", "kv_buffer_size": 1.5Gi}'],
     ],
 )
 def test_a_connector_not_judged_safe_is_refused_without_echoing_it(args: list[str]) -> None:
@@ -404,6 +423,9 @@ def test_a_connector_not_judged_safe_is_refused_without_echoing_it(args: list[st
     [
         [KV, '{"kv_connector": Evil, "kv_role": "kv_both"}'],
         [KV, '{"kv_connector": ["NixlConnector"]}'],
+        # A dotted value that is JSON but not a string names no connector vLLM registers.
+        [f"{KV}.kv_connector", '["NixlConnector"]'],
+        [f"{KV}.kv_connector", "5"],
     ],
 )
 def test_a_connector_name_that_cannot_be_read_is_refused(args: list[str]) -> None:
@@ -422,6 +444,45 @@ def test_every_encoder_cache_connector_needs_the_site(args: list[str]) -> None:
     (problem,) = problems(args)
     assert f"({EC}) sets ec_connector to " in problem
     assert problems(args, allow_args=(EC,)) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        ([KV, '{"kv_connector": "ExampleConnector"}'], "ExampleConnector"),
+        ([f"{KV}.kv_connector", "SharedStorageConnector"], "SharedStorageConnector"),
+        (
+            [KV, '{"kv_connector": "SharedStorageConnector", "kv_connector": "ExampleConnector"}'],
+            "ExampleConnector, SharedStorageConnector",
+        ),
+    ],
+)
+def test_a_storage_connector_is_named_as_vllm_spells_it(args: list[str], shown: str) -> None:
+    # Only vLLM's own names are repeated, each once, and only the ones the value selects.
+    assert problems(args) == [
+        f"{P}args: {args[0]!r} ({KV}) sets kv_connector to {shown}, {STORAGE}; {ALLOW.format(KV)}"
+    ]
+
+
+def test_an_encoder_cache_connector_says_that_none_passes_without_the_site() -> None:
+    assert problems([EC, '{"ec_connector": "ECCPUConnector"}']) == [
+        f"{P}args: {EC!r} ({EC}) sets ec_connector to {NOT_JUDGED.split(' (only')[0]} (only these "
+        f"pass: none does); {ALLOW.format(EC)}"
+    ]
+
+
+def test_allowing_one_connector_flag_leaves_the_other_checked() -> None:
+    args = [KV, '{"kv_connector": "ExampleConnector"}', EC, '{"ec_connector": "ECExampleConnector"}']
+    assert problems(args, allow_args=(KV,)) == [
+        f"{P}args: {EC!r} ({EC}) sets ec_connector to ECExampleConnector, {STORAGE}; {ALLOW.format(EC)}"
+    ]
+
+
+def test_a_key_is_matched_whole_only_a_list_append_plus_is_dropped() -> None:
+    # "kv_ipX" is another key (vLLM refuses it at start); "kv_ip+" appends to kv_ip.
+    assert problems([KV, '{"kv_connector": "NixlConnector", "kv_ipX": "10.0.0.9"}']) == []
+    assert problems([f"{KV}.kv_ipX", "10.0.0.9"]) == []
+    assert len(problems([f"{KV}.kv_ip+", "10.0.0.9"])) == 1
 
 
 @pytest.mark.parametrize(

@@ -310,3 +310,52 @@ def test_a_shard_without_an_id_is_named_unnamed_in_a_refusal() -> None:
     with pytest.raises(EngineError) as err:
         build(VllmConfig(version="0.23.0"), single(shard_id="", gpu_uuids=GPU_UUIDS), None)
     assert str(err.value).startswith("shard (unnamed): gpu_uuids: vLLM 0.23.0 reads every")
+
+
+# --- how many values an option takes (known.option_arity), for the positional check -----------
+
+from enginekit_vllm.known import option_arity, short_aliases  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("args", "takes"),
+    [
+        # argparse's BooleanOptionalAction pair and vLLM's --enable-x/--disable-x pair: flags.
+        (["--async-scheduling", "stray"], "takes no value"),
+        (["--no-async-scheduling", "stray"], "takes no value"),
+        (["--enable-cascade-attn", "stray"], "takes no value"),
+        (["--disable-cascade-attn", "stray"], "takes no value"),
+    ],
+)
+def test_a_word_after_a_boolean_flag_is_a_positional_argument(args: list[str], takes: str) -> None:
+    (problem,) = problems(args)
+    assert problem.startswith(
+        f"profile 'p': args[1]: not an option, and {args[0]!r} (args[0]) before it {takes}"
+    )
+
+
+@pytest.mark.parametrize("option", ["--compilation-config", "--kv-transfer-config", "--attention-config"])
+def test_a_json_config_option_takes_exactly_one_value(option: str) -> None:
+    (problem,) = problems([option, "{}", "stray"])
+    assert problem.startswith(
+        f"profile 'p': args[2]: not an option, and {option!r} (args[0]) before it takes exactly 1 value"
+    )
+
+
+def test_only_a_pair_makes_a_negative_or_disable_twin_a_flag() -> None:
+    # Alone, --no-foo and --enable-bar are options of unknown arity; their twins are not invented.
+    assert {"--no-foo", "--foo", "--enable-bar", "--disable-bar"}.isdisjoint(
+        option_arity(frozenset({"--no-foo", "--enable-bar"}))
+    )
+    paired = option_arity(frozenset({"--no-foo", "--foo", "--enable-bar", "--disable-bar"}))
+    assert {k: paired[k] for k in ("--no-foo", "--foo", "--enable-bar", "--disable-bar")} == dict.fromkeys(
+        ("--no-foo", "--foo", "--enable-bar", "--disable-bar"), 0
+    )
+
+
+def test_a_lone_dash_is_never_a_short_alias() -> None:
+    # With one short option every prefix is unambiguous; "-" and "" still are none.
+    assert short_aliases({"-tp": "--tensor-parallel-size"}) == {
+        "-tp": "--tensor-parallel-size",
+        "-t": "--tensor-parallel-size",
+    }

@@ -65,7 +65,7 @@ def read(args: Sequence[str], arity: Mapping[str, int | None]) -> ClickReading:
         if index == len(args):
             if takes == 1:
                 missing.append(index - 1)
-            continue
+            continue  # the last argument: nothing follows to take as a value
         following = args[index]
         if takes is None and following.startswith("-"):
             continue
