@@ -89,7 +89,7 @@ class Answers:
                 raise self.broken(hook, f"returned {where} whose {what} is {_kind(value)}, expected a table")
         texts = (command.path, *command.args, *command.env, *command.env.values(), command.name)
         texts += (*command.why, *command.why.values())
-        if not all(type(text) is str for text in texts) or UNSAFE_CHARACTERS.search(" ".join(texts)):
+        if set(map(type, texts)) != {str} or UNSAFE_CHARACTERS.search(" ".join(texts)):
             # Rare: find which, to say so.
             _each_text(self, hook, where, "argv element", (command.path, *command.args))
             _each_text(self, hook, where, "env name", command.env)

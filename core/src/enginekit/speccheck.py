@@ -87,8 +87,8 @@ def _problems(spec: ShardSpec) -> Iterator[str]:
     if spec.bind_addr and not _is_host(spec.bind_addr):
         yield f"bind_addr: expected a host name or IP address, got {spec.bind_addr!r}"
     yield from _devices(spec)
-    twice = sorted(hca for hca, count in Counter(spec.hcas).items() if count > 1)
-    if twice:
+    if len(set(spec.hcas)) != len(spec.hcas):
+        twice = sorted(hca for hca, count in Counter(spec.hcas).items() if count > 1)
         yield f"hcas: listed twice: {twice[:8]}"
     for hca in spec.hcas:
         if not _HCA.match(hca):
@@ -185,8 +185,8 @@ def _is_host(text: str) -> bool:
 def _devices(spec: ShardSpec) -> Iterator[str]:
     if any(not 0 <= i <= MAX_GPU_INDEX for i in spec.gpu_indices):
         yield f"gpu_indices: each must be in 0-{MAX_GPU_INDEX}, got {list(spec.gpu_indices)[:16]}"
-    twice = sorted(index for index, count in Counter(spec.gpu_indices).items() if count > 1)
-    if twice:
+    if len(set(spec.gpu_indices)) != len(spec.gpu_indices):
+        twice = sorted(index for index, count in Counter(spec.gpu_indices).items() if count > 1)
         yield f"gpu_indices: listed twice: {twice[:8]}"
     uuids = spec.gpu_uuids
     if not uuids:
