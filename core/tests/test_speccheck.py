@@ -114,3 +114,12 @@ def test_all_problems_at_once(make_shard: Make) -> None:
 def test_ipv6_and_host_names_are_addresses(make_shard: Make) -> None:
     assert check_spec(make_shard(bind_addr="fd00::1")) == []
     assert check_spec(make_shard(bind_addr="node-1.cluster.local")) == []
+
+
+def test_a_duplicate_is_named_alone(make_shard: Callable[..., ShardSpec]) -> None:
+    # The message points at what to fix: the entries given twice, not every entry.
+    problems = check_spec(
+        make_shard(gpu_indices=(0, 0, 1), hcas=("mlx5_0", "mlx5_0", "mlx5_1"), profile_tp=3)
+    )
+    assert "shard spec s1: gpu_indices: listed twice: [0]" in problems
+    assert "shard spec s1: hcas: listed twice: ['mlx5_0']" in problems
