@@ -30,7 +30,7 @@ from enginekit_trtllm.flags import (
 )
 from enginekit_trtllm.quant import quantization_problems
 
-#: Why one shard cannot hold a multi-node replica (engines.md §4.3).
+#: Why one shard cannot hold a multi-node replica: trtllm-serve forms its world with MPI.
 MULTI_NODE_REASON = (
     "TensorRT-LLM needs one MPI world across the nodes, started by mpirun or srun with every "
     "rank running trtllm-llmapi-launch, and launching each node's shard on its own cannot form it"
