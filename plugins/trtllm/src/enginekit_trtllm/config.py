@@ -9,7 +9,7 @@ import attrs
 
 from enginekit_trtllm.flags import MANAGED
 
-#: The newest release engines.md documents (its docs go up to 1.4.0rc4).
+#: The newest release whose documentation this plugin was checked against.
 DEFAULT_VERSION = "1.4.0rc4"
 #: ``--backend`` choices in the CLI reference @9e7f85f6 (``trt`` is an alias of ``tensorrt``).
 BACKENDS = ("pytorch", "tensorrt", "_autodeploy")

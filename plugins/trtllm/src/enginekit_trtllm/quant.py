@@ -46,7 +46,7 @@ NAME_MARKERS: dict[str, Floor] = {
     "int8": _INT8,
     "w8a8": _INT8,
 }
-#: Formats TensorRT-LLM does not load at all (reference §4.5: "GGUF and bitsandbytes: not supported").
+#: Formats TensorRT-LLM does not load at all: its quantization docs list GGUF and bitsandbytes as unsupported.
 UNSUPPORTED_MARKERS: dict[str, str] = {"gguf": "GGUF", "bnb": "bitsandbytes", "bitsandbytes": "bitsandbytes"}
 
 #: ``--kv_cache_dtype`` choices and their floors (FP8 KV cache is "Y" down to Ampere).

@@ -53,8 +53,7 @@ MANAGED: Mapping[str, str] = {
 
 #: Flags that import or run code, read files as root or let clients do either, mapped to
 #: what they do. Refused unless the node config's ``allow_args`` names them.
-#: Sources: vLLM 0.34.0 ``engine/arg_utils.py``, ``entrypoints/common/cli_args.py`` and the
-#: reference's security §3.1.
+#: Sources: vLLM 0.34.0 ``engine/arg_utils.py`` and ``entrypoints/common/cli_args.py``.
 CODE_LOADING: Mapping[str, str] = {
     "--trust-remote-code": "runs Python code shipped in the model repository",
     "--worker-cls": "imports the worker class named in its value",

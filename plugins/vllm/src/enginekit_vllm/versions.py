@@ -44,7 +44,7 @@ def newest_at_or_below(table: Mapping[Version, object], version: Version) -> Ver
 
 
 #: ``--nnodes``, ``--node-rank``, ``--master-addr``, ``--master-port``: absent from 0.11.0's
-#: ``engine/arg_utils.py``, present in 0.11.1 (vLLM PR #23691, reference §1.3).
+#: ``engine/arg_utils.py``, present in 0.11.1 (vLLM PR #23691).
 NATIVE_MULTINODE_SINCE: Version = (0, 11, 1)
 
 #: 0.23.0's ``Platform.device_id_to_physical_device_id`` calls ``int()`` on every
@@ -56,7 +56,7 @@ UUID_DEVICES_SINCE: Version = (0, 24, 0)
 MIG_WORKS_SINCE: Version | None = None
 
 #: ``vllm serve --help`` lists config groups only; ``--help=all`` lists every flag. The
-#: grouped help exists in 0.11.0 and 0.34.0 (reference §1.10); older releases list all.
+#: grouped help exists in 0.11.0 and 0.34.0; older releases list all.
 HELP_ALL_SINCE: Version = (0, 11, 0)
 
 #: The paths the API key guards (``GUARDED_PREFIX``): 0.34.0
@@ -74,7 +74,7 @@ GPU_FLOOR: Mapping[Version, float] = {(0, 34, 0): 7.5}
 
 #: ``get_min_capability()`` of each ``--quantization`` method's config class, which vLLM
 #: checks before loading (``config/vllm.py``). 0.34.0 and 0.23.0: read from the wheels
-#: (``model_executor/layers/quantization/``); 0.11.1: reference §5.
+#: (``model_executor/layers/quantization/``); 0.11.1: its source at that tag.
 QUANT_FLOORS: Mapping[Version, Mapping[str, float]] = {
     (0, 34, 0): {
         "awq": 7.5, "awq_marlin": 7.5, "auto_awq": 7.5, "fp8": 7.5, "w4afp8": 7.5,
@@ -100,8 +100,8 @@ QUANT_FLOORS: Mapping[Version, Mapping[str, float]] = {
 }  # fmt: skip
 
 #: Methods a release no longer has: method -> (last release read that has it, first
-#: release read that does not). Diffed from the 0.23.0 and 0.34.0 wheels and reference
-#: §1.9 (0.11.1, 0.19.1, 0.27.1). Between the two the exact release is unknown, and the
+#: release read that does not). Diffed from the 0.23.0 and 0.34.0 wheels and the sources
+#: of 0.11.1, 0.19.1 and 0.27.1. Between the two the exact release is unknown, and the
 #: method is let through: vLLM refuses it clearly at start-up.
 REMOVED_QUANTIZATIONS: Mapping[str, tuple[Version, Version]] = {
     "gguf": ((0, 23, 0), (0, 27, 1)),
