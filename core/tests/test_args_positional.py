@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from enginekit.args import ArgSyntax, positional_problems
+from enginekit.args import ArgSyntax, load_format_problem, positional_problems
 
 SYNTAX = ArgSyntax(
     known={
@@ -136,3 +136,27 @@ def test_a_negative_number_is_a_value_and_a_lone_dash_is_positional() -> None:
     assert problems("--seed", "-1") == []
     assert [p.split(":")[1] for p in problems("-")] == [" args[0]"]
     assert [p.split(":")[1] for p in problems("--enforce-eager", "-5")] == [" args[1]"]
+
+
+_SAFE = frozenset({"auto", "safetensors"})
+_REMOTE = {"remote": "streams weights from another server"}
+
+
+@pytest.mark.parametrize("value", ["auto", " SafeTensors "])
+def test_a_load_format_that_reads_only_the_models_files_passes(value: str) -> None:
+    assert load_format_problem(value, _SAFE, _REMOTE) is None
+
+
+def test_an_engines_own_remote_load_format_is_named_with_what_it_does() -> None:
+    assert load_format_problem("Remote", _SAFE, _REMOTE) == (
+        "selects a weight loader that reaches beyond the model's own files "
+        "(remote: streams weights from another server)"
+    )
+
+
+def test_an_unknown_load_format_is_refused_without_echoing_it() -> None:
+    problem = load_format_problem("sk-secret-loader", _SAFE, _REMOTE)
+    assert problem == (
+        "selects a weight loader that reaches beyond the model's own files "
+        "(a load format this plugin does not know to read only the model's files)"
+    )

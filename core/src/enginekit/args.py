@@ -241,3 +241,22 @@ def _glued(token: str, syntax: ArgSyntax) -> bool:
         and token not in syntax.known
         and syntax.normalise(token) == syntax.aliases[alias]
     )
+
+
+def load_format_problem(value: str, safe: Collection[str], remote: Mapping[str, str]) -> str | None:
+    """Why a ``--load-format`` value reaches beyond the model's own files, or None when it does not.
+
+    :param safe: The formats that read only the model's files, in lower case.
+    :param remote: The engine's own formats that fetch or import, mapped to what they do.
+        Only these are named in the message: any other value is not echoed.
+    """
+    fmt = value.strip().lower()
+    if fmt in safe:
+        return None
+    known = remote.get(fmt)
+    why = (
+        f"{fmt}: {known}"
+        if known
+        else "a load format this plugin does not know to read only the model's files"
+    )
+    return f"selects a weight loader that reaches beyond the model's own files ({why})"

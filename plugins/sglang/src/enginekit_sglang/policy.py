@@ -8,6 +8,7 @@ from collections.abc import Collection, Iterator, Sequence
 from enginekit.args import (
     code_loading_problems,
     find_options,
+    load_format_problem,
     managed_option_problems,
     option_values,
     positional_problems,
@@ -76,17 +77,7 @@ def _why_refused(option: str, value: str, model_path: str) -> str | None:
             f"{TEMPLATES[option]} (a value with '/' is a path; built-in names pass)" if "/" in value else None
         )
     if option in LOAD_FORMAT_OPTIONS:
-        fmt = value.strip().lower()
-        if fmt in SAFE_LOAD_FORMATS:
-            return None
-        # Only SGLang's own format names are repeated: the value itself is not echoed.
-        known = REMOTE_LOAD_FORMATS.get(fmt)
-        why = (
-            f"{fmt}: {known}"
-            if known
-            else "a load format this plugin does not know to read only the model's files"
-        )
-        return f"selects a weight loader that reaches beyond the model's own files ({why})"
+        return load_format_problem(value, SAFE_LOAD_FORMATS, REMOTE_LOAD_FORMATS)
     if option == CHECKSUM:
         return "reads the checksums file or repository it names (given alone, it checks model_path)"
     if option == EXPERT_LOCATION:

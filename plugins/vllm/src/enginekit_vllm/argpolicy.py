@@ -11,6 +11,7 @@ from enginekit.args import (
     OptionUse,
     code_loading_problems,
     find_options,
+    load_format_problem,
     managed_option_problems,
     positional_problems,
     spelling,
@@ -127,17 +128,7 @@ def _why_refused(option: str, value: str, model_path: str) -> str | None:
             "'{#', or anywhere when it has none; inline templates pass)"
         )
     if option == LOAD_FORMAT:
-        fmt = value.strip().lower()
-        if fmt in SAFE_LOAD_FORMATS:
-            return None
-        # The format is named only when it is one of vLLM's own: the value is not echoed.
-        known = REMOTE_LOAD_FORMATS.get(fmt)
-        why = (
-            f"{fmt}: {known}"
-            if known
-            else "a load format this plugin does not know to read only the model's files"
-        )
-        return f"selects a weight loader that reaches beyond the model's own files ({why})"
+        return load_format_problem(value, SAFE_LOAD_FORMATS, REMOTE_LOAD_FORMATS)
     if value == model_path or (option == "--generation-config" and value in GENERATION_CONFIG_WORDS):
         return None
     return f"{MODEL_SOURCES[option]}, not the profile's model_path"
