@@ -19,12 +19,13 @@ import attrs
 from enginekit.config import (
     DEFAULT_CONFIG_PATH,
     NodeConfig,
+    holds_profile,
     load_config,
     looks_like_node_config,
     registry_for,
 )
 from enginekit.contract import masked
-from enginekit.convert import load_document, parse_any, read_text, structure
+from enginekit.convert import entries_named, load_document, parse_any, read_text, structure
 from enginekit.errors import EnginekitError, ProblemsError, SpecError
 from enginekit.model import GPUInfo, Profile, ShardSpec
 from enginekit.plan import LaunchPlan
@@ -240,14 +241,7 @@ def _problems(kind: str, problems: Sequence[str]) -> None:
 
 def _raw_keys(raw: Mapping[str, Any]) -> list[str]:
     """The API key of a raw spec, however it is spelled, as long as it is a string."""
-    return [
-        value
-        for key, value in raw.items()
-        if isinstance(key, str)
-        and key.isascii()
-        and key.replace("_", "").lower() == "apikey"
-        and isinstance(value, str)
-    ]
+    return [value for value in entries_named(raw, "api_key") if isinstance(value, str)]
 
 
 def _config(path: Path | None, environ: Mapping[str, str]) -> NodeConfig:
@@ -387,7 +381,7 @@ def _validate(run: _Run) -> int:
     args = run.args
     raw = load_document(args.profile)
     gpus = _load_gpus(args.gpus)
-    if _holds_profile(raw):
+    if holds_profile(raw):
         # A whole spec: checked exactly as render checks it, Go field spellings included.
         spec = run.load_spec(args.profile)
         profile = spec.profile
@@ -407,10 +401,6 @@ def _validate(run: _Run) -> int:
         raise _Invalid(problems)
     print(f"profile {profile.name!r}: valid for engine {profile.engine!r}", file=run.out)
     return EXIT_OK
-
-
-def _holds_profile(raw: Mapping[str, Any]) -> bool:
-    return any(isinstance(key, str) and key.replace("_", "").lower() == "profile" for key in raw)
 
 
 _HANDLERS: dict[str, Callable[[_Run], int]] = {

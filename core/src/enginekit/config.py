@@ -8,7 +8,7 @@ from typing import Any
 
 import attrs
 
-from enginekit.convert import load_document, structure
+from enginekit.convert import entries_named, folded_names, load_document, structure
 from enginekit.envpolicy import EnvPolicy
 from enginekit.errors import ConfigError, SpecError
 from enginekit.registry import Registry
@@ -92,7 +92,7 @@ def load_config(path: Path | None, *, required: bool) -> NodeConfig:
         return NodeConfig()
     try:
         raw = load_document(path)
-        if "profile" in _folded_keys(raw):
+        if holds_profile(raw):
             raise SpecError([f"{path}: a shard spec (it has a profile), not a node config; pass it as SPEC"])
         config, _ = structure(raw, NodeConfig, path="config")
     except SpecError as exc:
@@ -153,11 +153,11 @@ def registry_for(config: NodeConfig, environ: Mapping[str, str]) -> Registry:
 _NODE_CONFIG_KEYS = frozenset({"disabled", "enabled", "lenient", "envpolicy", "installed", "engines"})
 
 
-def _folded_keys(raw: Mapping[str, Any]) -> set[str]:
-    return {key.replace("_", "").lower() for key in raw if isinstance(key, str)}
+def holds_profile(raw: Mapping[str, Any]) -> bool:
+    """Whether a document is a shard spec: it has a profile, however the key is spelled."""
+    return bool(entries_named(raw, "profile"))
 
 
 def looks_like_node_config(raw: Mapping[str, Any]) -> bool:
     """Whether a document given as a shard spec is a node config: config keys and no profile."""
-    keys = _folded_keys(raw)
-    return "profile" not in keys and bool(keys & _NODE_CONFIG_KEYS)
+    return not holds_profile(raw) and bool(folded_names(raw) & _NODE_CONFIG_KEYS)

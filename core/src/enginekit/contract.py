@@ -148,9 +148,7 @@ class Answers:
         except KeyboardInterrupt:
             raise  # the operator pressed Ctrl-C: an interruption, not the plugin's answer
         except BaseException as exc:  # SystemExit and its kin are the plugin's answer too
-            message = _text_of(exc, secret)
-            kind = printable(type(exc).__name__, 80)
-            raise self.broken(hook, f"raised {kind}" + (f": {message}" if message else "")) from None
+            raise self.broken(hook, f"raised {described(exc, secret)}") from None
 
 
 def _each_text(answers: Answers, hook: str, where: str, what: str, items: Any) -> None:
@@ -189,12 +187,18 @@ def masked(text: str, secret: str) -> str:
     return text
 
 
-def _text_of(exc: BaseException, secret: str) -> str:
+def described(exc: BaseException, secret: str = "") -> str:
+    """``Type: message`` for an exception a plugin raised: printable, key masked, never raising.
+
+    The problems of a :class:`~enginekit.errors.ProblemsError` are its message, joined.
+    """
+    kind = printable(type(exc).__name__, 80)
     try:
-        text = str(exc)
+        problems = getattr(exc, "problems", None)
+        text = "; ".join(str(p) for p in problems) if problems else str(exc)
     except Exception:  # an exception whose __str__ raises says nothing more
-        return ""
-    return printable(masked(text, secret))
+        return kind
+    return f"{kind}: {printable(masked(text, secret))}" if text else kind
 
 
 def _refusal(exc: EnginekitError, secret: str) -> EnginekitError:

@@ -153,6 +153,17 @@ def _folded(name: str) -> str:
     return name.replace("_", "").lower() if name.isascii() else name
 
 
+def entries_named(raw: Mapping[Any, Any], field: str) -> list[Any]:
+    """The values of ``raw``'s top-level keys that spell ``field``, in any spelling structuring accepts."""
+    want = _folded(field)
+    return [value for key, value in raw.items() if isinstance(key, str) and _folded(key) == want]
+
+
+def folded_names(raw: Mapping[Any, Any]) -> set[str]:
+    """``raw``'s top-level keys as structuring reads them (``ReplicaID`` is ``replicaid``)."""
+    return {_folded(key) for key in raw if isinstance(key, str)}
+
+
 def _inner_attrs_type(tp: Any) -> type | None:
     """The attrs class a field holds directly or as tuple elements, if any."""
     if attrs.has(tp):

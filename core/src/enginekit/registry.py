@@ -13,11 +13,12 @@ import attrs
 import pluggy
 
 from enginekit import hookspecs
+from enginekit.contract import described
 from enginekit.convert import structure
 from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
 from enginekit.errors import ConfigError, EnginekitError, EngineUnavailable
 from enginekit.logs import logger
-from enginekit.text import printable, unsafe_text
+from enginekit.text import unsafe_text
 
 if TYPE_CHECKING:
     from enginekit.contract import Answers
@@ -284,7 +285,7 @@ class Registry:
             raise
         except BaseException as exc:  # one broken engine hides no other, whatever it raises
             logger().debug("engine %r failed to load", name, exc_info=True)
-            self._fail(name, _source(ep), _reason(exc))
+            self._fail(name, _source(ep), described(exc))
 
     def _fail(self, name: str, source: str, reason: str) -> None:
         # Reported where it matters, once: by ``engines`` and when this engine is asked
@@ -302,17 +303,6 @@ class Registry:
 
 def _no_answer(**_: Any) -> None:
     return None
-
-
-def _reason(exc: BaseException) -> str:
-    """One printable line saying why a plugin failed to load; a ConfigError lists its problems."""
-    try:
-        problems = getattr(exc, "problems", None)
-        text = "; ".join(str(p) for p in problems) if problems else str(exc)
-    except Exception:  # an exception whose __str__ raises says nothing more
-        text = ""
-    kind = printable(type(exc).__name__, 80)
-    return printable(f"{kind}: {text}" if text else kind)
 
 
 def _instantiate(obj: Any, raw: object, name: str, lenient: bool, warnings: list[str]) -> object:
