@@ -1061,3 +1061,14 @@ def test_validate_of_a_spec_is_render_without_the_output(
         code, out, err = cli(capsys, command, str(path))
         assert_one_clean_message(code, out, err, expect=2)
         assert "put the API key on a command line" in err
+
+
+def test_a_refusal_given_as_one_string_is_one_problem_with_the_key_masked(
+    hostile: object, make_shard: object
+) -> None:
+    from hostile_pkgs.rogue import MODE, RogueEngine
+
+    MODE["commands"] = _raise(SpecError(f"single {KEY}"))
+    with pytest.raises(SpecError) as refused:
+        engine_for(RogueEngine(), "rogue").plan(make_shard("rogue", api_key=KEY))  # type: ignore[operator]
+    assert refused.value.problems == ("single <secret>",)

@@ -13,7 +13,8 @@ class ProblemsError(EnginekitError):
     """An input with one or more problems, all reported at once."""
 
     def __init__(self, problems: Iterable[str]) -> None:
-        self.problems: tuple[str, ...] = tuple(problems)
+        # A lone string is one problem: iterated, it would be one "problem" per character.
+        self.problems: tuple[str, ...] = (problems,) if isinstance(problems, str) else tuple(problems)
         super().__init__("; ".join(self.problems) if self.problems else "invalid input")
 
 
