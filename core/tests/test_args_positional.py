@@ -34,7 +34,7 @@ ARITY: dict[str, int | None] = {
 
 
 def problems(*args: str) -> list[str]:
-    return positional_problems("p", args, SYNTAX, arity=ARITY, engine="vLLM")
+    return positional_problems("p", SYNTAX.parse(args), arity=ARITY, engine="vLLM")
 
 
 @pytest.mark.parametrize(
@@ -115,8 +115,8 @@ def test_a_token_spelled_as_an_option_is_read_as_one_even_where_a_value_is_due()
 def test_an_ambiguous_prefix_of_options_taking_different_counts_refuses_nothing_after_it() -> None:
     syntax = ArgSyntax(known={"--enable-a", "--enable-list"})
     arity = {"--enable-a": 0, "--enable-list": None}
-    assert positional_problems("p", ["--enable", "x"], syntax, arity=arity) == []
-    assert positional_problems("p", ["--enable-a", "x"], syntax, arity=arity) != []
+    assert positional_problems("p", syntax.parse(["--enable", "x"]), arity=arity) == []
+    assert positional_problems("p", syntax.parse(["--enable-a", "x"]), arity=arity) != []
 
 
 def test_arity_may_be_a_function_and_the_engine_defaults_to_a_generic_name() -> None:
@@ -125,10 +125,10 @@ def test_arity_may_be_a_function_and_the_engine_defaults_to_a_generic_name() -> 
     def arity(option: str) -> int | None:
         return {"--flag": 0, "--pair": 2}.get(option)
 
-    assert positional_problems("p", ["--pair", "a", "b"], syntax, arity=arity) == []
-    [problem] = positional_problems("p", ["--pair", "a", "b", "c"], syntax, arity=arity)
+    assert positional_problems("p", syntax.parse(["--pair", "a", "b"]), arity=arity) == []
+    [problem] = positional_problems("p", syntax.parse(["--pair", "a", "b", "c"]), arity=arity)
     assert "'--pair' (args[0]) before it takes exactly 2 values, so the engine would read" in problem
-    [problem] = positional_problems("q", ["--flag", "x"], syntax, arity=arity)
+    [problem] = positional_problems("q", syntax.parse(["--flag", "x"]), arity=arity)
     assert problem.startswith("profile 'q': args[1]: ")
 
 

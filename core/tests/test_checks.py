@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import pytest
 from enginekit import Adapter, GPUInfo, Profile
 from enginekit.args import (
@@ -10,8 +11,10 @@ from enginekit.args import (
     find_options,
     managed_option_problems,
     option_values,
+    secret_option_problems,
 )
-from enginekit.checks import quantization_of, require_compute_capability, validate_common
+from enginekit.checks import arg_policy_problems, quantization_of, require_compute_capability, validate_common
+from enginekit.policy import EnginePolicy
 
 H100 = GPUInfo(index=0, name="NVIDIA H100", compute_capability="9.0")
 A10 = GPUInfo(index=1, name="NVIDIA A10", compute_capability="8.6")
@@ -109,6 +112,7 @@ VLLM_LIKE = ArgSyntax(
 )
 def test_quantization_is_read_as_the_parser_reads_it(args: list[str]) -> None:
     assert quantization_of(args, VLLM_LIKE) == "fp8"
+    assert quantization_of(VLLM_LIKE.parse(args)) == "fp8"
 
 
 @pytest.mark.parametrize(
@@ -118,10 +122,9 @@ def test_quantization_is_read_as_the_parser_reads_it(args: list[str]) -> None:
 def test_spellings_of_a_refused_flag_are_caught(token: str) -> None:
     problems = code_loading_problems(
         "llama",
-        [token],
+        VLLM_LIKE.parse([token]),
         {"--trust-remote-code": "runs code from the model"},
         (),
-        VLLM_LIKE,
         config_key="allow_args",
     )
     assert problems == [
@@ -133,10 +136,9 @@ def test_spellings_of_a_refused_flag_are_caught(token: str) -> None:
 def test_allowed_flags_pass() -> None:
     problems = code_loading_problems(
         "llama",
-        ["--trust-remote-code"],
+        VLLM_LIKE.parse(["--trust-remote-code"]),
         {"--trust-remote-code": "runs code"},
         {"--trust-remote-code"},
-        VLLM_LIKE,
         config_key="allow_args",
     )
     assert problems == []
@@ -148,13 +150,13 @@ def test_dotted_keys_and_managed_options() -> None:
     )
     assert [u.option for u in uses] == ["--kv-transfer-config"]
     assert managed_option_problems(
-        "llama", ["-tp", "8"], {"--tensor-parallel-size": "use profile.tp"}, VLLM_LIKE
+        "llama", VLLM_LIKE.parse(["-tp", "8"]), {"--tensor-parallel-size": "use profile.tp"}
     ) == ["profile 'llama': args: '-tp' sets --tensor-parallel-size, which enginekit manages; use profile.tp"]
 
 
 def test_values_are_never_echoed() -> None:
     [problem] = managed_option_problems(
-        "llama", ["--api-key=sekrit"], {"--api-key": "use the shard's api_key"}, VLLM_LIKE
+        "llama", VLLM_LIKE.parse(["--api-key=sekrit"]), {"--api-key": "use the shard's api_key"}
     )
     assert "sekrit" not in problem
     assert "'--api-key' sets --api-key" in problem
@@ -188,3 +190,55 @@ def test_a_profile_name_with_a_colon_keeps_every_message_whole() -> None:
         "profile 'a: b': args: a bare '--' ends option parsing, so what follows would be read as "
         "positional arguments"
     ]
+
+
+@pytest.mark.parametrize("token", ["--api-key=sk-live-123", "--api_key=sk-live-123", "--api-k=sk-live-123"])
+def test_a_secret_option_is_refused_by_place_without_echoing_its_value(token: str) -> None:
+    syntax = ArgSyntax(known={"--api-key", "--port"}, underscores=True)
+    [problem] = secret_option_problems(
+        "llama", syntax.parse(["--port", "1", token]), {"--api-key": "the shard's api_key sets it"}
+    )
+    assert problem == (
+        "profile 'llama': args[2]: --api-key puts a secret on the command line, which every local "
+        "user can read; the shard's api_key sets it"
+    )
+    assert "sk-live" not in problem
+
+
+POLICY = EnginePolicy(
+    syntax=ArgSyntax(known={"--trust-remote-code", "--port", "--api-key", "--seed"}),
+    arity={"--trust-remote-code": 0, "--port": 1, "--api-key": 1, "--seed": 1},
+    managed_args={"--port": "enginekit sets it from the shard's http_port"},
+    risky_args={"--trust-remote-code": "runs code from the model"},
+    secret_args={"--api-key": "the shard's api_key sets it"},
+    display_name="MyEngine",
+)
+
+
+def test_the_policy_checks_refuse_positional_managed_risky_and_secret_options_at_once() -> None:
+    args = POLICY.syntax.parse(["stray", "--port", "1", "--trust-remote-code", "--api-key", "k"])
+    assert arg_policy_problems(profile(), args, POLICY, "myengine") == [
+        "profile 'llama': args[0]: not an option, and no option comes before it to take it as a value, "
+        "so MyEngine would read it as a positional argument; a profile's args may give none "
+        "(enginekit passes the model itself): remove it, or put it right after the option it is a "
+        "value of",
+        "profile 'llama': args: '--port' sets --port, which enginekit manages; enginekit sets it from "
+        "the shard's http_port",
+        "profile 'llama': args: '--trust-remote-code' (--trust-remote-code) runs code from the model; "
+        'refused unless the site allows it (engines.myengine.allow_args = ["--trust-remote-code"])',
+        "profile 'llama': args[4]: --api-key puts a secret on the command line, which every local user "
+        "can read; the shard's api_key sets it",
+    ]
+
+
+def test_the_policy_checks_pass_what_the_site_allows_and_skip_positionals_without_arity() -> None:
+    site_allows: frozenset[str] = frozenset({"--trust-remote-code"})
+    allowed = attrs.evolve(POLICY, allowed_args=site_allows, arity=None)
+    args = POLICY.syntax.parse(["stray", "--trust-remote-code", "--seed", "1"])
+    assert arg_policy_problems(profile(), args, allowed, "myengine") == []
+
+
+def test_the_positional_message_names_the_engine_when_the_policy_has_no_display_name() -> None:
+    unnamed = attrs.evolve(POLICY, display_name="")
+    [problem] = arg_policy_problems(profile(), POLICY.syntax.parse(["stray"]), unnamed, "myengine")
+    assert "so myengine would read it as a positional argument" in problem

@@ -8,8 +8,10 @@ from collections.abc import Callable
 
 import pytest
 from enginekit import Command, EngineError, ShardSpec, SpecError, hookimpl
+from enginekit.args import ArgSyntax, ParsedArgs
+from enginekit.builder import CommandBuilder
 from enginekit.envpolicy import EnvPolicy
-from enginekit.ncclenv import placement_env
+from enginekit.policy import NO_POLICY, EnginePolicy
 from enginekit.testing import check_engine, engine_for
 from hypothesis import given
 from hypothesis import strategies as st
@@ -21,23 +23,20 @@ class Keyed:
     """An engine that passes the key properly, with a Ray-style sidecar for multi-node."""
 
     @hookimpl
+    def policy(self) -> EnginePolicy:
+        return EnginePolicy(open_env="KEYED_", secret_env="KEYED_API_KEY")
+
+    @hookimpl
     def validate(self) -> list[str]:
         return []
 
     @hookimpl
     def commands(self, shard: ShardSpec) -> list[Command]:
-        build = placement_env(shard)
-        env = {**build.env, "KEYED_API_KEY": shard.api_key, "KEYED_TUNING": "a"}
-        why = {**build.why, "KEYED_API_KEY": "the key", "KEYED_TUNING": "default"}
-        main = Command(
-            path="keyed",
-            args=("--port", str(shard.http_port)),
-            env=env,
-            why=why,
-            secret_env=frozenset({"KEYED_API_KEY"}),
-            name="server",
-        )
-        return [Command(path="sidecar", name="head"), main]
+        build = CommandBuilder(shard)
+        head = build.command("sidecar", [], name="head")  # started before the key is put
+        build.put_secret("KEYED_API_KEY", shard.api_key, "the key")
+        build.put("KEYED_TUNING", "a", "default")
+        return [head, build.command("keyed", ["--port", str(shard.http_port)], name="server")]
 
     @hookimpl
     def notes(self) -> list[str]:
@@ -47,34 +46,39 @@ class Keyed:
 class Leaky(Keyed):
     @hookimpl
     def commands(self, shard: ShardSpec) -> list[Command]:
-        return [Command(path="leaky", args=(f"--api-key={shard.api_key}",))]
+        return [CommandBuilder(shard).command("leaky", [f"--api-key={shard.api_key}"])]
 
 
 class Nothing(Keyed):
     @hookimpl
-    def commands(self) -> list[Command]:
+    def commands(self, shard: ShardSpec) -> list[Command]:
         return []
 
 
 def test_profile_overrides_apply_to_every_command_after_the_engine(make_shard: Make) -> None:
-    spec = make_shard("keyed", profile_env={"VLLM_LOGGING_LEVEL": "DEBUG"})
+    spec = make_shard("keyed", api_key=KEY, profile_env={"KEYED_LOGGING_LEVEL": "DEBUG"})
     head, main = engine_for(Keyed(), "keyed").commands(spec)
-    assert head.env == {"VLLM_LOGGING_LEVEL": "DEBUG"}
-    assert main.env["VLLM_LOGGING_LEVEL"] == "DEBUG"
+    assert head.env["KEYED_LOGGING_LEVEL"] == "DEBUG"
+    assert head.env["CUDA_VISIBLE_DEVICES"] == "0"
+    assert "KEYED_API_KEY" not in head.env, "the sidecar was built before the key was put"
+    assert head.secret_env == frozenset()
+    assert main.env["KEYED_LOGGING_LEVEL"] == "DEBUG"
     assert main.env["CUDA_VISIBLE_DEVICES"] == "0"
-    assert main.why["VLLM_LOGGING_LEVEL"].startswith("set by the profile")
+    assert main.env["KEYED_API_KEY"] == KEY
+    assert main.secret_env == frozenset({"KEYED_API_KEY"})
+    assert main.why["KEYED_LOGGING_LEVEL"].startswith("set by the profile")
 
 
 def test_a_profile_cannot_override_what_the_engine_generates(
     make_shard: Make, caplog: pytest.LogCaptureFixture
 ) -> None:
     # The plan would say one thing (the engine's value and its reason) and run another.
-    engine = engine_for(Keyed(), "keyed", policy=EnvPolicy(allow_prefixes=("KEYED_",)))
-    spec = make_shard("keyed", profile_env={"KEYED_TUNING": "b", "VLLM_LOGGING_LEVEL": "DEBUG"})
+    engine = engine_for(Keyed(), "keyed")
+    spec = make_shard("keyed", profile_env={"KEYED_TUNING": "b", "KEYED_LOGGING_LEVEL": "DEBUG"})
     with caplog.at_level(logging.WARNING, "enginekit"):
         _, main = engine.commands(spec)
     assert main.env["KEYED_TUNING"] == "a"
-    assert main.env["VLLM_LOGGING_LEVEL"] == "DEBUG"
+    assert main.env["KEYED_LOGGING_LEVEL"] == "DEBUG"
     assert "profile 'p': env KEYED_TUNING dropped: reserved: generated for this shard" in caplog.text
     plan = engine.plan(spec)
     assert [(d.key, d.why.split(":")[0]) for d in plan.dropped_env] == [("KEYED_TUNING", "reserved")]
@@ -82,14 +86,14 @@ def test_a_profile_cannot_override_what_the_engine_generates(
 
 def test_commands_refuses_what_plan_refuses(make_shard: Make) -> None:
     # No second, unchecked way to build: a site's deny list holds for commands() too.
-    engine = engine_for(Keyed(), "keyed", policy=EnvPolicy(deny={"VLLM_LOGGING_LEVEL"}))
-    spec = make_shard("keyed", profile_env={"VLLM_LOGGING_LEVEL": "DEBUG"})
+    engine = engine_for(Keyed(), "keyed", policy=EnvPolicy(deny={"KEYED_LOGGING_LEVEL"}))
+    spec = make_shard("keyed", profile_env={"KEYED_LOGGING_LEVEL": "DEBUG"})
     with pytest.raises(SpecError) as via_commands:
         engine.commands(spec)
     with pytest.raises(SpecError) as via_plan:
         engine.plan(spec)
     assert via_commands.value.problems == via_plan.value.problems
-    assert via_plan.value.problems == ("profile 'p': env VLLM_LOGGING_LEVEL: denied by this site's policy",)
+    assert via_plan.value.problems == ("profile 'p': env KEYED_LOGGING_LEVEL: denied by this site's policy",)
 
 
 def test_a_bad_spec_never_reaches_the_engine(make_shard: Make) -> None:
@@ -174,3 +178,185 @@ def test_device_listing_carries_the_shards_placement(make_shard: Make) -> None:
     with pytest.raises(EngineError, match="never falls back to CPU"):
         engine_for(Keyed(), "keyed").parse_devices("")
     assert engine_for(Keyed(), "keyed").device_listing() is None
+
+
+# --- the registry's checks on every command: placement kept, secrets declared -----------------
+
+
+class Forgetful(Keyed):
+    """Builds its command by hand and forgets the placement variables."""
+
+    @hookimpl
+    def commands(self, shard: ShardSpec) -> list[Command]:
+        return [Command(path="forgetful", args=("--port", str(shard.http_port)), name="server")]
+
+
+class ForgetsInTheSidecar(Keyed):
+    @hookimpl
+    def commands(self, shard: ShardSpec) -> list[Command]:
+        build = CommandBuilder(shard)
+        return [build.command("main", []), Command(path="/opt/sidecar", env={"CUDA_VISIBLE_DEVICES": "0"})]
+
+
+class Repoints(Keyed):
+    """Keeps every placement variable but points the engine at another GPU."""
+
+    @hookimpl
+    def commands(self, shard: ShardSpec) -> list[Command]:
+        build = CommandBuilder(shard).put("CUDA_VISIBLE_DEVICES", "1", "my favourite card")
+        return [build.command("repoints", [], name="server")]
+
+
+class Removes(Keyed):
+    @hookimpl
+    def commands(self, shard: ShardSpec) -> list[Command]:
+        return [CommandBuilder(shard).remove("CUDA_DEVICE_ORDER").command("removes", [], name="server")]
+
+
+@pytest.mark.parametrize(
+    ("plugin", "where", "variable"),
+    [
+        (Forgetful(), "command 0 (server)", "CUDA_VISIBLE_DEVICES"),
+        (ForgetsInTheSidecar(), "command 1 (/opt/sidecar)", "CUDA_DEVICE_ORDER"),
+        (Repoints(), "command 0 (server)", "CUDA_VISIBLE_DEVICES"),
+        (Removes(), "command 0 (server)", "CUDA_DEVICE_ORDER"),
+    ],
+    ids=["forgotten", "forgotten-in-a-sidecar", "changed", "removed"],
+)
+def test_a_command_without_the_shards_placement_variables_is_refused(
+    make_shard: Make, plugin: Keyed, where: str, variable: str
+) -> None:
+    # Without them the engine takes GPUs or NICs another shard holds.
+    engine = engine_for(plugin, "careless")
+    message = (
+        f"engine 'careless' (added in process): hook commands() returned {where} without the "
+        f"shard's placement variable {variable} as generated; build commands with "
+        f"enginekit.plugin.CommandBuilder"
+    )
+    for build in (engine.commands, engine.plan):
+        with pytest.raises(EngineError) as err:
+            build(make_shard("careless"))
+        assert str(err.value) == message
+
+
+def test_a_profile_restoring_a_forgotten_placement_variable_does_not_make_the_command_pass(
+    make_shard: Make,
+) -> None:
+    # Checked on what the engine returned, before the profile's env is applied (which may
+    # not set placement variables anyway).
+    with pytest.raises(EngineError, match="placement variable CUDA_VISIBLE_DEVICES"):
+        engine_for(Forgetful(), "careless").plan(make_shard("careless", profile_env={"NCCL_IB_DISABLE": "1"}))
+
+
+class Undeclared(Keyed):
+    """Marks its key as a secret but declares no secret_env: profiles could set it."""
+
+    @hookimpl
+    def policy(self) -> EnginePolicy:
+        return EnginePolicy(open_env="KEYED_")
+
+
+def test_a_secret_variable_the_policy_does_not_declare_is_refused(make_shard: Make) -> None:
+    engine = engine_for(Undeclared(), "undeclared")
+    with pytest.raises(EngineError) as err:
+        engine.plan(make_shard("undeclared", api_key=KEY))
+    assert str(err.value) == (
+        "engine 'undeclared' (added in process): hook commands() returned command 1 (server) with "
+        "secret variables ['KEYED_API_KEY'] its policy() does not declare in secret_env, so profiles "
+        "are not kept from setting them"
+    )
+    assert KEY not in str(err.value)
+    # Without a key there is no secret variable, and nothing to declare.
+    assert len(engine.plan(make_shard("undeclared")).commands) == 2
+
+
+def test_a_declared_secret_variable_is_kept_from_every_profile(make_shard: Make) -> None:
+    engine = engine_for(
+        Keyed(), "keyed", policy=EnvPolicy(allow={"KEYED_API_KEY"}, allow_unsafe={"KEYED_API_KEY": "please"})
+    )
+    [problem] = engine.validate(make_shard("keyed", profile_env={"keyed_api_key": "mine"}).profile)
+    assert problem == (
+        "profile 'p': env keyed_api_key: reserved by the engine: generated for the shard, or carries its secret"
+    )
+
+
+class Validating:
+    """Records what its validate hook was given."""
+
+    seen: list[object]
+
+    def __init__(self) -> None:
+        self.seen = []
+
+    @hookimpl
+    def policy(self) -> EnginePolicy:
+        return EnginePolicy(
+            open_env="KEYED_",
+            secret_env="KEYED_API_KEY",
+            syntax=ArgSyntax(known={"--seed", "--port", "--trust-remote-code"}),
+            arity={"--seed": 1, "--port": 1, "--trust-remote-code": 0},
+            managed_args={"--port": "enginekit sets it"},
+            risky_args={"--trust-remote-code": "runs code from the model"},
+            display_name="Keyed",
+        )
+
+    @hookimpl
+    def validate(self, args: ParsedArgs) -> list[str]:
+        self.seen.append(args)
+        return [f"profile 'p': args: seed {value} is unlucky" for value in args.values("--seed")]
+
+    @hookimpl
+    def commands(self, shard: ShardSpec) -> list[Command]:
+        return [CommandBuilder(shard).command("keyed", [])]
+
+
+def test_the_policys_arg_checks_run_before_the_engines_own_and_validate_gets_the_parsed_args(
+    make_shard: Make,
+) -> None:
+    plugin = Validating()
+    engine = engine_for(plugin, "keyed")
+    args = ("stray", "--port", "1", "--trust-remote-code", "--se", "13")
+    problems = engine.validate(make_shard("keyed", profile_args=args).profile)
+    assert [problem.split(":")[1].strip() for problem in problems] == ["args[0]", "args", "args", "args"]
+    assert "so Keyed would read it as a positional argument" in problems[0]
+    assert "'--port' sets --port, which enginekit manages" in problems[1]
+    assert "engines.keyed.allow_args" in problems[2]
+    assert problems[3] == "profile 'p': args: seed 13 is unlucky"
+    [parsed] = plugin.seen
+    assert isinstance(parsed, ParsedArgs)
+    assert parsed.tokens == args
+    assert parsed.syntax is engine.policy.syntax
+
+
+def test_the_policy_hook_is_asked_once(make_shard: Make) -> None:
+    asked: list[int] = []
+
+    class Counted(Keyed):
+        @hookimpl
+        def policy(self) -> EnginePolicy:
+            asked.append(1)
+            return EnginePolicy(open_env="KEYED_", secret_env="KEYED_API_KEY")
+
+    engine = engine_for(Counted(), "keyed")
+    for _ in range(3):
+        engine.plan(make_shard("keyed", api_key=KEY, profile_env={"KEYED_X": "1"}))
+    assert asked == [1]
+
+
+def test_an_engine_without_a_policy_opens_nothing_and_declares_no_secret(make_shard: Make) -> None:
+    class Bare:
+        @hookimpl
+        def validate(self) -> list[str]:
+            return []
+
+        @hookimpl
+        def commands(self, shard: ShardSpec) -> list[Command]:
+            return [CommandBuilder(shard).command("bare", [])]
+
+    engine = engine_for(Bare(), "bare")
+    assert engine.policy is NO_POLICY
+    assert engine.validate(make_shard("bare", profile_env={"BARE_X": "1"}).profile) == [
+        "profile 'p': env BARE_X: unknown: not in a namespace this site opens to profiles"
+    ]
+    [command] = engine.commands(make_shard("bare", profile_env={"NCCL_ALGO": "Ring"}))
+    assert command.env["NCCL_ALGO"] == "Ring"

@@ -10,6 +10,9 @@ from collections.abc import Callable
 
 import pytest
 from enginekit import Adapter, Command, ShardSpec, hookimpl
+from enginekit.builder import CommandBuilder
+from enginekit.envpolicy import DEFAULT_POLICY
+from enginekit.model import is_mig
 from enginekit.ncclenv import (
     GENERATED,
     TUNABLE,
@@ -19,6 +22,7 @@ from enginekit.ncclenv import (
     nccl_env,
     placement_env,
 )
+from enginekit.policy import EnginePolicy
 from enginekit.speccheck import check_spec
 from enginekit.testing import engine_for
 
@@ -185,6 +189,46 @@ def test_a_mig_shard_may_not_add_a_whole_gpu(make_shard: Make) -> None:
     ) in problems
 
 
+MIG_LOWER = MIG.lower()
+
+
+@pytest.mark.parametrize(
+    "uuid", [MIG_LOWER, "Mig-" + MIG[4:], MIG_OLD.lower(), GPU.lower(), "gpu-" + GPU[4:].upper()]
+)
+def test_a_device_uuid_prefix_is_read_in_either_case(make_shard: Make, uuid: str) -> None:
+    # nvidia-smi prints upper case, but UUIDs get copied through lower-case systems: the
+    # same device whatever the case, and a MIG instance is a MIG instance.
+    assert check_spec(make_shard(gpu_indices=(0,), gpu_uuids=(uuid,))) == []
+    assert make_shard(gpu_indices=(0,), gpu_uuids=(uuid,)).on_mig() is uuid.lower().startswith("mig-")
+
+
+@pytest.mark.parametrize("uuid", [MIG, MIG_LOWER, "mIg-" + MIG[4:], MIG_OLD, MIG_OLD.lower()])
+def test_is_mig_ignores_case_and_a_whole_gpu_is_never_one(uuid: str) -> None:
+    assert is_mig(uuid)
+    assert not is_mig(GPU)
+    assert not is_mig(GPU.lower())
+    assert not is_mig("")
+    assert not is_mig("MI")
+
+
+def test_a_lower_case_mig_shard_may_not_add_a_whole_gpu(make_shard: Make) -> None:
+    # Read case-sensitively, a lower-case MIG instance would pass as a second whole GPU.
+    spec = make_shard(gpu_indices=(1000, 0), gpu_uuids=(MIG_LOWER, GPU), profile_tp=2)
+    assert spec.on_mig()
+    assert (
+        "shard spec s1: gpu_uuids: a shard on MIG gets exactly one instance (CUDA enumerates one "
+        "MIG device per process), got 2 devices"
+    ) in check_spec(spec)
+
+
+def test_a_lower_case_mig_shard_serves_a_profile_of_one_gpu_per_node_only(make_shard: Make) -> None:
+    problems = check_spec(make_shard(gpu_indices=(1000,), gpu_uuids=(MIG_LOWER,), profile_tp=2))
+    assert (
+        "shard spec s1: gpu_uuids: profile 'p' needs 2 GPUs per node, but a MIG shard has one instance"
+        in problems
+    )
+
+
 def test_uuids_and_indices_must_name_the_same_number_of_devices(make_shard: Make) -> None:
     problems = check_spec(make_shard(gpu_indices=(0, 1), gpu_uuids=(GPU,), profile_tp=2))
     assert (
@@ -209,7 +253,7 @@ class _Answers:
 
     @hookimpl
     def commands(self, shard: ShardSpec) -> list[Command]:
-        return [Command(path="engine", env=placement_env(shard).env)]
+        return [CommandBuilder(shard).command("engine", [])]
 
     @hookimpl
     def serves_http(self) -> bool | None:
@@ -253,12 +297,12 @@ def test_device_listing_keeps_the_engines_own_variables_over_placement(make_shar
     # An engine that must see every device to report what its build can use says so in
     # its own env; placement fills in only what the engine did not set.
     spec = make_shard("answers", gpu_indices=(2, 3), profile_tp=2)
-    own = {"CUDA_VISIBLE_DEVICES": "0", "GGML_CUDA_ENABLE": "1"}
+    own = {"CUDA_VISIBLE_DEVICES": "0", "MYENGINE_CUDA_ENABLE": "1"}
     listing = engine_for(_Answers(None, own), "answers").device_listing(spec)
     assert listing is not None
     assert listing.env["CUDA_VISIBLE_DEVICES"] == "0", "placement overrode the engine's own variable"
     assert listing.why["CUDA_VISIBLE_DEVICES"] == "own"
-    assert listing.env["GGML_CUDA_ENABLE"] == "1"
+    assert listing.env["MYENGINE_CUDA_ENABLE"] == "1"
     assert listing.env["CUDA_DEVICE_ORDER"] == "PCI_BUS_ID", "placement's variables were not added"
 
 
@@ -354,13 +398,16 @@ def test_whole_gpus_by_uuid_are_listed_in_order_comma_separated(make_shard: Make
 def test_a_profile_may_override_only_the_tunable_variables_an_engine_generated(make_shard: Make) -> None:
     # Anything else an engine generates is its wiring for this shard: a profile value
     # there would make the plan say one thing and the process run another.
-    spec = make_shard(profile_env={"VLLM_WIRING": "profile", "NCCL_IB_DISABLE": "1", "VLLM_TUNING": "x"})
-    built = EnvBuild(
-        env={"VLLM_WIRING": "engine", "NCCL_IB_DISABLE": "0"},
-        why={"VLLM_WIRING": "the engine's", "NCCL_IB_DISABLE": "fabric"},
+    spec = make_shard(
+        profile_env={"MYENGINE_WIRING": "profile", "NCCL_IB_DISABLE": "1", "MYENGINE_TUNING": "x"}
     )
-    result = apply_profile_env(built, spec)
-    assert result.env == {"VLLM_WIRING": "engine", "NCCL_IB_DISABLE": "1", "VLLM_TUNING": "x"}
-    assert result.dropped == (DroppedVar("VLLM_WIRING", GENERATED),)
+    built = EnvBuild(
+        env={"MYENGINE_WIRING": "engine", "NCCL_IB_DISABLE": "0"},
+        why={"MYENGINE_WIRING": "the engine's", "NCCL_IB_DISABLE": "fabric"},
+    )
+    policy = DEFAULT_POLICY.for_engine(EnginePolicy(open_env="MYENGINE_"))
+    result = apply_profile_env(built, spec, policy)
+    assert result.env == {"MYENGINE_WIRING": "engine", "NCCL_IB_DISABLE": "1", "MYENGINE_TUNING": "x"}
+    assert result.dropped == (DroppedVar("MYENGINE_WIRING", GENERATED),)
     assert GENERATED.startswith("reserved: ")
     assert {"NCCL_IB_DISABLE", "NCCL_MNNVL_ENABLE", "NCCL_CUMEM_ENABLE"} == TUNABLE

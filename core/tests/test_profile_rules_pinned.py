@@ -19,6 +19,7 @@ from enginekit.args import (
     positional_problems,
     spelling,
 )
+from enginekit.builder import CommandBuilder
 from enginekit.checks import (
     MAX_ADAPTERS,
     MAX_ARGS,
@@ -104,7 +105,7 @@ def test_an_ambiguous_prefix_may_mean_every_option_it_prefixes() -> None:
     # future parser would pick: a prefix of a refused option is refused.
     assert SYNTAX.meanings("--trust") == frozenset({"--trust-remote-code", "--trust-request-chat-template"})
     problems = code_loading_problems(
-        "p", ["--trust"], {"--trust-remote-code": "runs code"}, (), SYNTAX, config_key="allow"
+        "p", SYNTAX.parse(["--trust"]), {"--trust-remote-code": "runs code"}, (), config_key="allow"
     )
     assert problems == [
         "profile 'p': args: '--trust' (--trust-remote-code) runs code; refused unless the site "
@@ -124,7 +125,7 @@ def test_without_abbreviations_a_prefix_is_only_itself() -> None:
 
 def test_a_managed_option_set_by_a_prefix_is_refused() -> None:
     problems = managed_option_problems(
-        "p", ["--port-r=1-2"], {"--port-range": "placement picks ports"}, SYNTAX
+        "p", SYNTAX.parse(["--port-r=1-2"]), {"--port-range": "placement picks ports"}
     )
     assert problems == [
         "profile 'p': args: '--port-r' sets --port-range, which enginekit manages; placement picks ports"
@@ -191,8 +192,8 @@ class _Speaks:
         return [self.word]
 
     @hookimpl
-    def commands(self) -> list[Command]:
-        return [Command(path=self.word)]
+    def commands(self, shard: ShardSpec) -> list[Command]:
+        return [CommandBuilder(shard).command(self.word, [])]
 
     @hookimpl
     def health_path(self) -> str:
@@ -301,7 +302,7 @@ def test_a_degree_may_be_its_limit_and_no_more(field: str, value: int) -> None:
     ("field", "limit", "make"),
     [
         ("args", MAX_ARGS, lambda n: {"args": ("--x",) * n}),
-        ("env", MAX_ENV, lambda n: {"env": {f"VLLM_X{i}": "1" for i in range(n)}}),
+        ("env", MAX_ENV, lambda n: {"env": {f"NCCL_X{i}": "1" for i in range(n)}}),
         (
             "adapters",
             MAX_ADAPTERS,
@@ -381,8 +382,8 @@ def test_a_bare_double_dash_and_three_letter_prefixes() -> None:
 def test_a_token_after_a_list_option_is_its_value_until_the_next_option() -> None:
     arity = {"--list": None, "--flag": 0}
     syntax = ArgSyntax(known=set(arity))
-    assert positional_problems("p", ["--list", "a", "b", "--flag"], syntax, arity=arity) == []
-    [problem] = positional_problems("p", ["--list", "a", "--flag", "stray"], syntax, arity=arity)
+    assert positional_problems("p", syntax.parse(["--list", "a", "b", "--flag"]), arity=arity) == []
+    [problem] = positional_problems("p", syntax.parse(["--list", "a", "--flag", "stray"]), arity=arity)
     assert problem.startswith(
         "profile 'p': args[3]: not an option, and '--flag' (args[2]) before it takes no value"
     )
@@ -390,7 +391,7 @@ def test_a_token_after_a_list_option_is_its_value_until_the_next_option() -> Non
 
 def test_a_dotted_key_takes_exactly_one_value_whatever_its_option_takes() -> None:
     syntax = ArgSyntax(known={"--cfg"}, dotted=True)
-    [problem] = positional_problems("p", ["--cfg.key", "v", "stray"], syntax, arity={"--cfg": None})
+    [problem] = positional_problems("p", syntax.parse(["--cfg.key", "v", "stray"]), arity={"--cfg": None})
     assert problem.startswith(
         "profile 'p': args[2]: not an option, and '--cfg.key' (args[0]) before it takes exactly 1 value"
     )

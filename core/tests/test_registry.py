@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from pathlib import Path
 
+import attrs
 import pytest
 from enginekit import Command, EnginekitError, EngineUnavailable, Registry, ShardSpec, hookimpl
+from enginekit.builder import CommandBuilder
 
 Make = Callable[..., ShardSpec]
 
@@ -21,7 +23,7 @@ class Alpha:
 
     @hookimpl
     def commands(self, shard: ShardSpec, installed: Path | None) -> list[Command]:
-        return [Command(path=str(installed or "alpha"), args=(shard.profile.model_path,))]
+        return [CommandBuilder(shard).command(str(installed or "alpha"), [shard.profile.model_path])]
 
 
 class Beta:
@@ -30,8 +32,8 @@ class Beta:
         return []
 
     @hookimpl
-    def commands(self) -> list[Command]:
-        return [Command(path="beta")]
+    def commands(self, shard: ShardSpec) -> list[Command]:
+        return [CommandBuilder(shard).command("beta", [])]
 
     @hookimpl
     def serves_http(self) -> bool:
@@ -60,7 +62,8 @@ def test_each_engine_answers_only_for_itself(registry: Registry, make_shard: Mak
 
 def test_broadcast_call_would_answer_for_the_wrong_engine(registry: Registry, make_shard: Make) -> None:
     # Why nothing outside the registry calls pm.hook.*: the last registered engine answers.
-    assert registry.pm.hook.commands(shard=make_shard("alpha"), installed=None) == [Command(path="beta")]
+    [command] = registry.pm.hook.commands(shard=make_shard("alpha"), installed=None)
+    assert command.path == "beta"
 
 
 def test_serves_http_defaults_to_the_leader(registry: Registry, make_shard: Make) -> None:
@@ -117,9 +120,10 @@ class Stamp:
     """A scheduler's wrapper: sees every engine's commands, never replaces the engine."""
 
     @hookimpl(wrapper=True)
-    def commands(self) -> Iterator[None]:
+    def commands(self) -> Generator[None, list[Command], list[Command]]:
         commands = yield
-        return [Command(path="numactl", args=("--cpunodebind=0", c.path, *c.args)) for c in commands]
+        # Each command keeps its environment: the registry refuses one without its placement.
+        return [attrs.evolve(c, path="numactl", args=("--cpunodebind=0", c.path, *c.args)) for c in commands]
 
 
 def test_wrappers_wrap_the_selected_engine_only(registry: Registry, make_shard: Make) -> None:

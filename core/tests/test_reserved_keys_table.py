@@ -6,6 +6,10 @@ a test iterating ``envpolicy.RESERVED`` cannot notice an entry disappearing from
 Nothing a site writes opens a reserved key, so each row also checks that ``allow`` and
 ``allow_prefixes`` leave it closed.
 
+These are the engine-neutral keys. The names one engine generates or reads its key from
+are declared in that engine's ``policy()`` (``reserved_env``, ``secret_env``) and pinned
+in the plugin's own tests; test_engine_env_policy.py pins how the core applies them.
+
 Reserving a new key? Add its row here, with its reason: the completeness test fails
 until you do.
 """
@@ -25,11 +29,6 @@ _RANK = "the process's place in its group: a wrong one joins as another rank or 
 _RENDEZVOUS = (
     "the rendezvous placement chose: another one joins the ranks to a host the profile's author picks"
 )
-_DATA_PARALLEL = "enginekit runs one data-parallel rank per replica; these would join replicas into one group"
-_SIDE_CHANNEL = (
-    "a KV or encoder transfer side channel: peers would connect to, or listen on, another host or port"
-)
-_PORT = "a port the engine listens on beside the shard's own, which placement did not reserve"
 _API_KEY = "the API key comes from the shard spec's api_key only: a profile value would replace or publish it"
 _PROCESS = "the process environment enginekit or the operator's unit sets up for the engine"
 
@@ -44,43 +43,18 @@ RESERVED_ROWS: tuple[tuple[str, str], ...] = (
     ("NVIDIA_DRIVER_CAPABILITIES", "the container runtime mounts the driver capabilities it names"),
     ("HIP_VISIBLE_DEVICES", "ROCm's CUDA_VISIBLE_DEVICES: " + _GPUS),
     ("ROCR_VISIBLE_DEVICES", "ROCm's runtime device list: " + _GPUS),
-    ("GGML_VK_VISIBLE_DEVICES", "llama.cpp's Vulkan device list: " + _GPUS),
     ("NCCL_SOCKET_IFNAME", "bootstrap on the management interface: " + _NIC),
     ("NCCL_IB_HCA", "only the chosen fabric's adapters: " + _NIC),
     ("NCCL_OOB_NET_IFNAME", "NCCL's out-of-band interface: " + _NIC),
     ("GLOO_SOCKET_IFNAME", "Gloo's bootstrap interface: " + _NIC),
     ("NCCL_IB_GID_INDEX", "the routable RoCE v2 GID placement found: another entry hangs the job"),
     ("UCX_NET_DEVICES", "UCX's devices: " + _NIC),
-    ("VLLM_GPU_NIC_PCIE_MAPPING", "vLLM's per-GPU NIC choice: " + _NIC),
     ("MASTER_ADDR", "torch.distributed's rendezvous host: " + _RENDEZVOUS),
     ("MASTER_PORT", "torch.distributed's rendezvous port: " + _RENDEZVOUS),
     ("RANK", _RANK),
     ("WORLD_SIZE", _RANK),
     ("LOCAL_RANK", _RANK),
     ("LOCAL_WORLD_SIZE", _RANK),
-    ("VLLM_HOST_IP", "the node's management address vLLM and Ray know it by: " + _RENDEZVOUS),
-    ("VLLM_PORT", "the base of vLLM's internal ports: " + _PORT),
-    ("VLLM_LOOPBACK_IP", "where vLLM's internal sockets bind: another address exposes them"),
-    ("VLLM_DP_MASTER_IP", _DATA_PARALLEL),
-    ("VLLM_DP_MASTER_PORT", _DATA_PARALLEL),
-    ("VLLM_DP_RANK", _DATA_PARALLEL),
-    ("VLLM_DP_RANK_LOCAL", _DATA_PARALLEL),
-    ("VLLM_DP_SIZE", _DATA_PARALLEL),
-    ("VLLM_NIXL_SIDE_CHANNEL_HOST", _SIDE_CHANNEL),
-    ("VLLM_NIXL_SIDE_CHANNEL_PORT", _SIDE_CHANNEL),
-    ("VLLM_P2P_SIDE_CHANNEL_HOST", _SIDE_CHANNEL),
-    ("VLLM_P2P_SIDE_CHANNEL_PORT", _SIDE_CHANNEL),
-    ("VLLM_EC_SIDE_CHANNEL_HOST", _SIDE_CHANNEL),
-    ("VLLM_EC_SIDE_CHANNEL_PORT", _SIDE_CHANNEL),
-    ("VLLM_MOONCAKE_BOOTSTRAP_PORT", _SIDE_CHANNEL),
-    ("SGLANG_HOST_IP", "the address SGLang's nodes know each other by: " + _RENDEZVOUS),
-    ("SGLANG_PORT", _PORT),
-    ("SGLANG_TCP_STORE_PORT", "SGLang's rendezvous store: " + _PORT),
-    ("SGLANG_GRPC_PORT", _PORT),
-    ("SGLANG_DISTRIBUTED_INIT_METHOD_OVERRIDE", "SGLang's distributed init address: " + _RENDEZVOUS),
-    ("VLLM_API_KEY", _API_KEY),
-    ("LLAMA_API_KEY", _API_KEY),
-    ("OPENAI_API_KEY", _API_KEY),
     ("PATH", "which program runs for every name the engine, its compilers and its shells exec"),
     ("HOME", "where tools read dotfiles and caches (~/.netrc, ~/.cache/huggingface, ~/.triton)"),
     ("USER", "the identity tools and caches key on: " + _PROCESS),

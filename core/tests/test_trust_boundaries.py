@@ -17,9 +17,11 @@ from pathlib import Path
 
 import attrs
 import pytest
-from enginekit import EngineError, Profile, ShardSpec, SpecError
+from enginekit import Command, EngineError, Profile, ShardSpec, SpecError
+from enginekit.builder import CommandBuilder
 from enginekit.cli import ENV_FORMATS, EXIT_CLOSED_PIPE, main
 from enginekit.convert import MAX_DOCUMENT_BYTES, MAX_NESTING, structure
+from enginekit.policy import EnginePolicy
 from enginekit.testing import engine_for
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -376,6 +378,51 @@ MISBEHAVIOURS = [
     ),
     ("unavailable", "raise", "hook unavailable() raised RuntimeError: unavailable exploded"),
     ("unavailable", 7, "hook unavailable() returned a value of type int"),
+    ("policy", "raise", "hook policy() raised RuntimeError: policy exploded"),
+    (
+        "policy",
+        {"open_env": "ROGUE_"},
+        "hook policy() returned a value of type dict, expected an EnginePolicy",
+    ),
+    (
+        "policy",
+        lambda: EnginePolicy(open_env=["ROGUE_\x1b[2J"]),
+        "hook policy() returned a policy whose variable names are not plain text",
+    ),
+    (
+        "policy",
+        lambda: EnginePolicy(secret_env=[""]),
+        "hook policy() returned a policy whose variable names are not plain text",
+    ),
+    (
+        "policy",
+        lambda: EnginePolicy(denied_env=["LD_PRELOAD"]),  # type: ignore[list-item]
+        "hook policy() returned a policy whose denied_env holds something other than EnvDeny",
+    ),
+    (
+        "policy",
+        lambda: EnginePolicy(managed_args={"--port": 1}),  # type: ignore[dict-item]
+        "hook policy() returned a policy whose managed_args is not a table of option to text",
+    ),
+    (
+        "policy",
+        lambda: EnginePolicy(arity=3),  # type: ignore[arg-type]
+        "hook policy() returned a policy whose arity is neither a table nor a function",
+    ),
+    # A well-formed command that forgets the shard's placement would take another shard's GPUs.
+    (
+        "commands",
+        lambda: [Command(path="srv", name="server")],
+        "hook commands() returned command 0 (server) without the shard's placement variable "
+        "CUDA_VISIBLE_DEVICES as generated; build commands with",
+    ),
+    # A key variable the policy does not declare is one no profile is kept from setting.
+    (
+        "policy",
+        EnginePolicy(),
+        "hook commands() returned command 0 (rogue-server) with secret variables ['ROGUE_API_KEY'] "
+        "its policy() does not declare in secret_env",
+    ),
 ]
 
 
@@ -400,23 +447,26 @@ def test_a_misbehaving_hook_is_one_error_naming_engine_distribution_and_hook(
 
 
 def test_argv_and_env_from_a_plugin_are_checked(hostile: object, make_shard: object) -> None:
-    from enginekit import Command
     from hostile_pkgs.rogue import MODE, RogueEngine
 
     engine = engine_for(RogueEngine(), "rogue")
-    shard = make_shard("rogue")
+    shard = make_shard("rogue")  # type: ignore[operator]
+    # Each carries the shard's placement, so the one thing wrong is the thing named.
+    good = CommandBuilder(shard).command("x", [])
     bad = {
-        "a NUL in argv": Command(path="x", args=("a\x00b",)),
-        "a newline in an env value": Command(path="x", env={"A": "1\n2"}),
-        "a non-string argv": Command(path="x", args=(1,)),  # type: ignore[arg-type]
-        "a secret it does not set": Command(path="x", secret_env=frozenset({"K"})),
-        "no path": Command(path=""),
+        "argv element that contains a NUL byte": attrs.evolve(good, args=("a\x00b",)),
+        "env value that contains a control character": attrs.evolve(good, env={**good.env, "A": "1\n2"}),
+        "argv element of type int": attrs.evolve(good, args=(1,)),  # type: ignore[arg-type]
+        "whose secret_env names variables it does not set": attrs.evolve(good, secret_env=frozenset({"K"})),
+        "without a path": attrs.evolve(good, path=""),
     }
     for what, command in bad.items():
         MODE["commands"] = [command]
-        with pytest.raises(EngineError, match=r"^engine 'rogue' \(added in process\): hook commands\(\)"):
+        with pytest.raises(
+            EngineError, match=r"^engine 'rogue' \(added in process\): hook commands\(\)"
+        ) as err:
             engine.plan(shard)
-        assert what
+        assert what in str(err.value)
 
 
 def test_a_key_in_a_plugins_exception_is_masked(hostile: object, make_shard: object) -> None:
@@ -739,7 +789,6 @@ def test_a_key_is_made_of_characters_no_quoting_splits(
 
 
 def test_a_plugin_cannot_get_the_key_printed(hostile: object, make_shard: object) -> None:
-    from enginekit import Command
     from hostile_pkgs.rogue import MODE, RogueEngine
 
     engine = engine_for(RogueEngine(), "rogue")
@@ -754,7 +803,7 @@ def test_a_plugin_cannot_get_the_key_printed(hostile: object, make_shard: object
     with pytest.raises(SpecError) as refused:
         engine.plan(shard)
     assert refused.value.problems == ("the key is <secret>",)
-    MODE["commands"] = [Command(path="srv", args=("--api-key", KEY[:9], KEY[9:]))]
+    MODE["commands"] = [CommandBuilder(shard).command("srv", ["--api-key", KEY[:9], KEY[9:]])]
     with pytest.raises(EngineError, match="put the API key on a command line"):
         engine.plan(shard)
 
@@ -817,20 +866,21 @@ def test_hostile_answers_are_one_message(
 
 
 def test_a_commands_answer_with_malformed_fields_is_refused(hostile: object, make_shard: object) -> None:
-    from enginekit import Command
     from hostile_pkgs.rogue import MODE, RogueEngine
 
     engine = engine_for(RogueEngine(), "rogue")
+    shard = make_shard("rogue")  # type: ignore[operator]
+    good = CommandBuilder(shard).command("srv", [])
     cases = {
-        "args are a string of 5": attrs.evolve(Command(path="srv"), args="--abc"),  # type: ignore[arg-type]
-        "name that contains a control": Command(path="srv", name="a\x1bb"),
-        "reason that contains a control": Command(path="srv", env={"A": "1"}, why={"A": "x\ny"}),
+        "whose args are a string of 5": attrs.evolve(good, args="--abc"),  # type: ignore[arg-type]
+        "name that contains a control": attrs.evolve(good, name="a\x1bb"),
+        "reason that contains a control": attrs.evolve(good, why={**good.why, "A": "x\ny"}),
     }
     for expected, command in cases.items():
         MODE["commands"] = [command]
         with pytest.raises(EngineError) as err:
-            engine.plan(make_shard("rogue"))  # type: ignore[operator]
-        assert expected.split()[0] in str(err.value)
+            engine.plan(shard)
+        assert expected in str(err.value)
 
 
 def test_an_engine_exiting_at_import_is_one_failed_engine(
@@ -980,7 +1030,7 @@ def test_allow_unsafe_needs_a_visible_reason_and_cannot_open_a_reserved_name(
 
 
 def test_device_listing_checks_the_shard_first(make_shard: object) -> None:
-    from enginekit import Command, hookimpl
+    from enginekit import hookimpl
 
     class Lister:
         @hookimpl
@@ -988,8 +1038,8 @@ def test_device_listing_checks_the_shard_first(make_shard: object) -> None:
             return []
 
         @hookimpl
-        def commands(self) -> list[Command]:
-            return [Command(path="x")]
+        def commands(self, shard: ShardSpec) -> list[Command]:
+            return [CommandBuilder(shard).command("x", [])]
 
         @hookimpl
         def device_listing(self) -> Command:
@@ -1016,7 +1066,7 @@ LONG_KEY = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-AbCdEfGhIjKlMnOpQrStUv"
         {"profile": {"kv_events": LONG_KEY}},
         {LONG_KEY: 1},
         {"profile": {"name": LONG_KEY}},
-        {"profile": {"env": {"VLLM_" + LONG_KEY.replace("-", ""): "1"}}},
+        {"profile": {"env": {"NCCL_" + LONG_KEY.replace("-", ""): "1"}}},
     ],
     ids=lambda changes: "-".join(str(k)[:12] for k in changes),
 )
@@ -1053,10 +1103,11 @@ def test_any_base_exception_from_a_hook_is_the_plugins_and_its_name_is_printable
 def test_validate_of_a_spec_is_render_without_the_output(
     write: Write, capsys: pytest.CaptureFixture[str], hostile: object
 ) -> None:
-    from enginekit import Command
-
-    hostile.MODE["commands"] = lambda: [Command(path="srv", args=("--key", KEY))]  # type: ignore[attr-defined]
-    path = write(spec_with(profile={"engine": "rogue"}))
+    spec = spec_with(profile={"engine": "rogue"})
+    # With the shard's placement, so the one thing wrong is the key on the command line.
+    build = CommandBuilder(structure(spec, ShardSpec, path="spec")[0])
+    hostile.MODE["commands"] = lambda: [build.command("srv", ["--key", KEY])]  # type: ignore[attr-defined]
+    path = write(spec)
     for command in ("render", "validate"):
         code, out, err = cli(capsys, command, str(path))
         assert_one_clean_message(code, out, err, expect=2)

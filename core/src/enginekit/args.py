@@ -8,16 +8,22 @@ token is normalised and matched against the engine's known options first.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
 
 import attrs
+
+#: Distinct tokens (and argument lists) one syntax remembers how it read: enough for
+#: every profile of a node many times over, and bounded whatever a control plane sends.
+_CACHE_LIMIT = 4096
 
 
 def _option_set(options: Iterable[str]) -> frozenset[str]:
     return frozenset(options)
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class ArgSyntax:
     """How one engine's parser reads options.
 
@@ -36,6 +42,28 @@ class ArgSyntax:
     underscores: bool = False
     abbreviations: bool = True
     dotted: bool = False
+    # Reading a token is pure, and profiles repeat the same few: each is read once. The
+    # known options sorted, so a prefix finds its matches by bisection, not by a scan.
+    _memo: dict[Any, Any] = attrs.field(factory=dict, init=False, eq=False, repr=False)
+    _sorted: list[str] = attrs.field(init=False, eq=False, repr=False)
+
+    @_sorted.default
+    def _sort_known(self) -> list[str]:
+        return sorted(self.known)
+
+    def parse(self, args: Sequence[str]) -> ParsedArgs:
+        """``args`` read once as this parser reads them; the same list is read only once."""
+        key = ("args", tuple(args))
+        parsed = self._memo.get(key)
+        if parsed is None:
+            parsed = ParsedArgs.read(key[1], self)
+            self._remember(key, parsed)
+        return parsed
+
+    def _remember(self, key: object, value: object) -> None:
+        if len(self._memo) >= _CACHE_LIMIT:
+            self._memo.clear()
+        self._memo[key] = value
 
     def normalise(self, token: str) -> str | None:
         """The long-option spelling of ``token``, or None when it is not an option."""
@@ -56,41 +84,111 @@ class ArgSyntax:
 
     def meanings(self, token: str) -> frozenset[str]:
         """The options ``token`` may select: one, several when it is an ambiguous prefix, or none."""
+        found = self._memo.get(token)
+        if found is None:
+            found = self._meanings(token)
+            self._remember(token, found)
+        return found
+
+    def _meanings(self, token: str) -> frozenset[str]:
         name = self.normalise(token)
         if name is None:
             return frozenset()
         if name in self.known or not name.startswith("--"):
             return frozenset({name})
         if self.abbreviations and len(name) > 2:
-            matches = frozenset(option for option in self.known if option.startswith(name))
+            start = bisect.bisect_left(self._sorted, name)
+            matches = []
+            for option in self._sorted[start:]:
+                if not option.startswith(name):
+                    break
+                matches.append(option)
             if matches:
-                return matches
+                return frozenset(matches)
         return frozenset({name})
 
 
-@attrs.frozen
-class OptionUse:
-    """One place in the arguments where an option of interest is given."""
+class OptionUse(NamedTuple):
+    """One place in the arguments where an option of interest is given.
 
-    index: int
+    A named tuple: profiles give hundreds, and every one is made on each new reading.
+    """
+
+    index: int  # type: ignore[assignment]  # the field, not tuple.index
     token: str
     option: str
     value: str | None
 
 
+#: Collections whose membership test is a lookup.
+_LOOKUPS = (dict, frozenset, set)
+
+
+@attrs.frozen
+class ParsedArgs:
+    """A profile's pass-through arguments, read once as the engine's parser reads them.
+
+    Every check on the arguments reads this one value: finding the uses of an option is
+    a lookup, not a scan of every token. Obtain one with :meth:`ArgSyntax.parse`.
+    """
+
+    tokens: tuple[str, ...]
+    syntax: ArgSyntax
+    #: Every option some token may select, with each place it is given, in order.
+    uses: Mapping[str, tuple[OptionUse, ...]]
+    #: What checks found in these arguments, by check: the same arguments, the same answer.
+    memo: dict[object, object] = attrs.field(factory=dict, eq=False, repr=False)
+
+    @classmethod
+    def read(cls, tokens: Sequence[str], syntax: ArgSyntax) -> ParsedArgs:
+        """Read ``tokens`` with ``syntax`` (prefer :meth:`ArgSyntax.parse`, which remembers)."""
+        tokens = tuple(tokens)
+        uses: dict[str, list[OptionUse]] = {}
+        for index, token in enumerate(tokens):
+            meanings = syntax.meanings(token)
+            if not meanings:
+                continue
+            value = _value(tokens, index, token, syntax)
+            for option in meanings:
+                uses.setdefault(option, []).append(OptionUse(index, token, option, value))
+        return cls(tokens, syntax, {option: tuple(found) for option, found in uses.items()})
+
+    def find(self, options: Collection[str]) -> list[OptionUse]:
+        """Every place that may select one of ``options``, in argument order."""
+        if not self.uses:
+            return []
+        if isinstance(options, str):
+            options = (options,)
+        if type(options) in _LOOKUPS and len(self.uses) < len(options):
+            # Few options given, a long table asked about: walk what was given.
+            found = [use for option, uses in self.uses.items() if option in options for use in uses]
+        else:
+            found = [use for option in options for use in self.uses.get(option, ())]
+        if len(found) > 1:
+            found.sort(key=lambda use: (use.index, use.option))
+        return found
+
+    def values(self, option: str) -> list[str]:
+        """The values given to ``option``, in order (``--x v``, ``--x=v``, prefixes…)."""
+        return [use.value for use in self.uses.get(option, ()) if use.value is not None]
+
+    def last(self, option: str) -> str | None:
+        """The value the engine's parser keeps for ``option``: the last one given, or None."""
+        values = self.values(option)
+        return values[-1] if values else None
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+
 def find_options(args: Sequence[str], options: Collection[str], syntax: ArgSyntax) -> list[OptionUse]:
     """Every place in ``args`` that may select one of ``options``, with its value if it takes one."""
-    found = []
-    for index, token in enumerate(args):
-        hits = syntax.meanings(token) & frozenset(options)
-        for option in sorted(hits):
-            found.append(OptionUse(index, token, option, _value(args, index, token, syntax)))
-    return found
+    return syntax.parse(args).find(options)
 
 
 def option_values(args: Sequence[str], option: str, syntax: ArgSyntax) -> list[str]:
     """The values given to ``option`` in ``args``, in order (``--x v``, ``--x=v``, prefixes…)."""
-    return [use.value for use in find_options(args, {option}, syntax) if use.value is not None]
+    return syntax.parse(args).values(option)
 
 
 def _value(args: Sequence[str], index: int, token: str, syntax: ArgSyntax) -> str | None:
@@ -112,23 +210,20 @@ def _is_number(token: str) -> bool:
     return True
 
 
-def managed_option_problems(
-    profile_name: str, args: Sequence[str], managed: Mapping[str, str], syntax: ArgSyntax
-) -> list[str]:
+def managed_option_problems(profile_name: str, args: ParsedArgs, managed: Mapping[str, str]) -> list[str]:
     """Refuse options enginekit sets itself; ``managed`` maps each to the field to use instead."""
     return [
         f"profile {profile_name!r}: args: {spelling(use.token)!r} sets {use.option}, which enginekit "
         f"manages; {managed[use.option]}"
-        for use in find_options(args, managed, syntax)
+        for use in args.find(managed)
     ]
 
 
 def code_loading_problems(
     profile_name: str,
-    args: Sequence[str],
+    args: ParsedArgs,
     risky: Mapping[str, str],
     allowed: Collection[str],
-    syntax: ArgSyntax,
     *,
     config_key: str,
 ) -> list[str]:
@@ -136,8 +231,20 @@ def code_loading_problems(
     return [
         f"profile {profile_name!r}: args: {spelling(use.token)!r} ({use.option}) {risky[use.option]}; "
         f'refused unless the site allows it ({config_key} = ["{use.option}"])'
-        for use in find_options(args, risky, syntax)
+        for use in args.find(risky)
         if use.option not in allowed
+    ]
+
+
+def secret_option_problems(profile_name: str, args: ParsedArgs, secrets: Mapping[str, str]) -> list[str]:
+    """Refuse options that would put a secret on the command line; ``secrets`` says what to do instead.
+
+    The token is never echoed: its value may be the secret (``--api-key=...``).
+    """
+    return [
+        f"profile {profile_name!r}: args[{use.index}]: {use.option} puts a secret on the command "
+        f"line, which every local user can read; {secrets[use.option]}"
+        for use in args.find(secrets)
     ]
 
 
@@ -163,8 +270,7 @@ Arity = Callable[[str], int | None]
 
 def positional_problems(
     profile_name: str,
-    args: Sequence[str],
-    syntax: ArgSyntax,
+    args: ParsedArgs,
     *,
     arity: Mapping[str, int | None] | Arity,
     engine: str = "the engine",
@@ -182,29 +288,58 @@ def positional_problems(
         refused: give 0 for flags and 1 for single-value options wherever they are known.
     :param engine: The engine's name, for the message.
     """
-    count = arity if callable(arity) else arity.get
-    problems = []
-    # The values the last option may still take (None: any number), and why a bare
-    # token is positional once it has them.
+    key = ("positional", id(arity))
+    found = args.memo.get(key)
+    if found is None:
+        found = args.memo[key] = _positional(args, id(arity), arity if callable(arity) else arity.get)
+    return [
+        f"profile {profile_name!r}: args[{index}]: not an option, and {why}, so {engine} "
+        f"would read it as a positional argument; a profile's args may give none "
+        f"(enginekit passes the model itself): remove it, or put it right after the "
+        f"option it is a value of"
+        for index, why in found  # type: ignore[attr-defined]
+    ]
+
+
+#: What the positional check remembers of a token that is no option.
+_NOT_AN_OPTION = "not an option"
+
+
+def _positional(
+    args: ParsedArgs, arity_key: int, count: Callable[[str], int | None]
+) -> list[tuple[int, str]]:
+    """Each positional token's index, and why it is positional."""
+    syntax = args.syntax
+    memo = syntax._memo
+    found = []
+    # The values the last option may still take (None: any number), where that option
+    # is, and where the last refused token is: a message is written only when needed.
     remaining: int | None = 0
-    why = "no option comes before it to take it as a value"
-    for index, token in enumerate(args):
-        if syntax.normalise(token) is not None:
-            remaining, why = _takes(token, index, syntax, count)
+    option_at = refused_at = -1
+    for index, token in enumerate(args.tokens):
+        key = ("takes", token, arity_key)
+        taken = memo.get(key, memo)
+        if taken is memo:
+            # What a token takes depends on the token alone: each is read once.
+            taken = _NOT_AN_OPTION if syntax.normalise(token) is None else _takes(token, 0, syntax, count)[0]
+            syntax._remember(key, taken)
+        if taken is not _NOT_AN_OPTION:
+            remaining, option_at, refused_at = taken, index, -1
             continue
         if remaining is None:
             continue
         if remaining > 0:
             remaining -= 1
             continue
-        problems.append(
-            f"profile {profile_name!r}: args[{index}]: not an option, and {why}, so {engine} "
-            f"would read it as a positional argument; a profile's args may give none "
-            f"(enginekit passes the model itself): remove it, or put it right after the "
-            f"option it is a value of"
-        )
-        why = f"the token before it (args[{index}]) is refused for the same reason"
-    return problems
+        if refused_at >= 0:
+            why = f"the token before it (args[{refused_at}]) is refused for the same reason"
+        elif option_at >= 0:
+            why = _takes(args.tokens[option_at], option_at, syntax, count)[1]
+        else:
+            why = "no option comes before it to take it as a value"
+        found.append((index, why))
+        refused_at = index
+    return found
 
 
 def _takes(

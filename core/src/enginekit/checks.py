@@ -5,9 +5,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from enginekit.args import ArgSyntax, option_values, stray_token_problems
+from enginekit.args import (
+    ArgSyntax,
+    ParsedArgs,
+    code_loading_problems,
+    managed_option_problems,
+    positional_problems,
+    secret_option_problems,
+    stray_token_problems,
+)
 from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
 from enginekit.model import MAX_GPU_INDEX, MAX_NODES, MAX_PARALLEL, GPUInfo, Profile
+from enginekit.policy import EnginePolicy
 
 _ADAPTER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,254}\Z")
 #: ``major.minor`` in ASCII digits: ``float()`` also reads `` 8.0``, ``8_0``, ``0x8p0``
@@ -143,7 +152,34 @@ def require_compute_capability(
     return problems
 
 
-def quantization_of(args: Sequence[str], syntax: ArgSyntax | None = None) -> str:
+def quantization_of(args: Sequence[str] | ParsedArgs, syntax: ArgSyntax | None = None) -> str:
     """The ``--quantization`` the profile asks for, read as the engine's parser would; "" if none."""
-    values = option_values(args, "--quantization", syntax or ArgSyntax(known={"--quantization"}))
+    if not isinstance(args, ParsedArgs):
+        args = (syntax or _QUANTIZATION).parse(args)
+    values = args.values("--quantization")
     return values[-1] if values else ""
+
+
+_QUANTIZATION = ArgSyntax(known={"--quantization"})
+
+
+def arg_policy_problems(profile: Profile, args: ParsedArgs, policy: EnginePolicy, engine: str) -> list[str]:
+    """What the engine's declared flag policy refuses in ``args``: every problem, once each.
+
+    Positional tokens (when the policy gives ``arity``), managed options, risky options
+    the site has not allowed (``engines.<engine>.allow_args``) and secret options.
+    """
+    problems: list[str] = []
+    if policy.arity is not None:
+        shown = policy.display_name or engine
+        problems += positional_problems(profile.name, args, arity=policy.arity, engine=shown)
+    problems += managed_option_problems(profile.name, args, policy.managed_args)
+    problems += code_loading_problems(
+        profile.name,
+        args,
+        policy.risky_args,
+        policy.allowed_args,
+        config_key=f"engines.{engine}.allow_args",
+    )
+    problems += secret_option_problems(profile.name, args, policy.secret_args)
+    return problems

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from enginekit.args import ArgSyntax
 from enginekit.errors import EngineError, EnginekitError
 from enginekit.model import Command
+from enginekit.policy import NO_POLICY, EnginePolicy, EnvDeny
 from enginekit.text import UNSAFE_CHARACTERS, printable, unsafe_text
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -91,11 +93,11 @@ class Answers:
         texts += (*command.why, *command.why.values())
         if set(map(type, texts)) != {str} or UNSAFE_CHARACTERS.search(" ".join(texts)):
             # Rare: find which, to say so.
-            _each_text(self, hook, where, "argv element", (command.path, *command.args))
-            _each_text(self, hook, where, "env name", command.env)
-            _each_text(self, hook, where, "env value", command.env.values())
-            _each_text(self, hook, where, "name", (command.name,))
-            _each_text(self, hook, where, "reason", (*command.why, *command.why.values()))
+            _each_text(self, hook, where, "an argv element", (command.path, *command.args))
+            _each_text(self, hook, where, "an env name", command.env)
+            _each_text(self, hook, where, "an env value", command.env.values())
+            _each_text(self, hook, where, "a name", (command.name,))
+            _each_text(self, hook, where, "a reason", (*command.why, *command.why.values()))
         if type(command.wait_for_leader_port) is not bool:
             raise self.broken(hook, f"returned {where} whose wait_for_leader_port is not true or false")
         secret = command.secret_env
@@ -106,6 +108,30 @@ class Answers:
         ):
             raise self.broken(hook, f"returned {where} whose secret_env names variables it does not set")
         return command
+
+    @_guarded
+    def policy(self, hook: str, answer: object) -> EnginePolicy:
+        """An :class:`EnginePolicy` whose fields hold what they say; ``None`` is no policy."""
+        if answer is None:
+            return NO_POLICY
+        if type(answer) is not EnginePolicy:
+            raise self.broken(hook, f"returned {_kind(answer)}, expected an EnginePolicy")
+        names = (*answer.open_env, *answer.reserved_env, *answer.secret_env)
+        if set(map(type, names)) - {str} or not all(names) or UNSAFE_CHARACTERS.search(" ".join(names)):
+            raise self.broken(hook, "returned a policy whose variable names are not plain text")
+        if any(type(group) is not EnvDeny or not isinstance(group.why, str) for group in answer.denied_env):
+            raise self.broken(hook, "returned a policy whose denied_env holds something other than EnvDeny")
+        if not isinstance(answer.syntax, ArgSyntax):
+            raise self.broken(hook, "returned a policy whose syntax is not an ArgSyntax")
+        for field in ("managed_args", "risky_args", "secret_args"):
+            table = getattr(answer, field)
+            if not isinstance(table, Mapping) or set(map(type, (*table, *table.values()))) - {str}:
+                raise self.broken(hook, f"returned a policy whose {field} is not a table of option to text")
+        if set(map(type, answer.allowed_args)) - {str}:
+            raise self.broken(hook, "returned a policy whose allowed_args are not option names")
+        if answer.arity is not None and not (callable(answer.arity) or isinstance(answer.arity, Mapping)):
+            raise self.broken(hook, "returned a policy whose arity is neither a table nor a function")
+        return answer
 
     @_guarded
     def flag(self, hook: str, answer: object) -> bool | None:
@@ -154,10 +180,10 @@ class Answers:
 def _each_text(answers: Answers, hook: str, where: str, what: str, items: Any) -> None:
     for item in items:
         if type(item) is not str:
-            raise answers.broken(hook, f"returned {where} with an {what} of type {type(item).__name__}")
+            raise answers.broken(hook, f"returned {where} with {what} of type {type(item).__name__}")
         problem = unsafe_text(item)
         if problem:
-            raise answers.broken(hook, f"returned {where} with an {what} that {problem}")
+            raise answers.broken(hook, f"returned {where} with {what} that {problem}")
 
 
 def _kind(value: object) -> str:

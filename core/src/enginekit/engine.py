@@ -2,40 +2,63 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from enginekit import hookspecs
-from enginekit.checks import bounds_problems, validate_common
+from enginekit.args import ParsedArgs
+from enginekit.checks import arg_policy_problems, bounds_problems, validate_common
 from enginekit.contract import Answers, masked
+from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
 from enginekit.errors import EngineError, SpecError
 from enginekit.logs import logger
 from enginekit.model import Command, GPUInfo, Profile, ShardSpec
 from enginekit.ncclenv import DroppedVar, EnvBuild, apply_profile_env, placement_env
+from enginekit.policy import EnginePolicy
 from enginekit.speccheck import check_spec
 
 if TYPE_CHECKING:
     from enginekit.plan import LaunchPlan
-    from enginekit.registry import Registry
+
+#: The hook caller that reaches this engine (and wrappers) only, by hook name.
+HookLookup = Callable[[str], Callable[..., Any]]
 
 
 class Engine:
-    """Calls reach only this engine's hook implementations, plus registered wrappers.
+    """One engine's handle: its hook callers, its policy and its installed build, checked at every call.
 
-    Obtain one from :meth:`Registry.engine`. Every method checks that the profile names
-    this engine, so a second engine can never answer for the first, and checks every
-    answer, so a broken plugin is one :class:`EngineError` naming it and the hook.
+    Obtain one from :meth:`Registry.engine`. Calls reach only this engine's hook
+    implementations, plus registered wrappers. Every method checks that the profile
+    names this engine, so a second engine can never answer for the first, and checks
+    every answer, so a broken plugin is one :class:`EngineError` naming it and the hook.
     """
 
-    def __init__(self, name: str, registry: Registry, plugin: object) -> None:
+    def __init__(
+        self,
+        name: str,
+        plugin: object,
+        hooks: HookLookup,
+        *,
+        source: str = "added in process",
+        site_policy: EnvPolicy = DEFAULT_POLICY,
+        installed: Path | None = None,
+    ) -> None:
         self.name = name
         #: The plugin object, for introspection (its config); call hooks through the
         #: Engine, which checks what goes in and what comes out.
         self.plugin = plugin
-        self._registry = registry
-        self._answers = Answers(name, registry.source(name))
+        self.source = source
+        #: The build the agent installed for this engine, if any.
+        self.installed = installed
+        self.site_policy = site_policy
+        self._hooks = hooks
+        self._answers = Answers(name, source)
+        self._constants: dict[str, Any] = {}
+        self._policy: EnginePolicy | None = None
+        self._env_policy: EnvPolicy | None = None
 
     def __repr__(self) -> str:
         return f"Engine({self.name!r})"
@@ -43,8 +66,21 @@ class Engine:
     def _call(self, hook_name: str, **kwargs: Any) -> Any:
         shard = kwargs.get("shard")
         secret = shard.api_key if isinstance(shard, ShardSpec) else ""
-        caller = self._registry._caller(self.name, hook_name)
-        return self._answers.call(hook_name, caller, secret, **kwargs)
+        return self._answers.call(hook_name, self._hooks(hook_name), secret, **kwargs)
+
+    @property
+    def policy(self) -> EnginePolicy:
+        """What this engine declares about the variables and flags it owns (its ``policy`` hook)."""
+        if self._policy is None:
+            self._policy = self._answers.policy("policy", self._constant("policy"))
+        return self._policy
+
+    @property
+    def env_policy(self) -> EnvPolicy:
+        """The site's env policy with this engine's own rules: what its profiles may set."""
+        if self._env_policy is None:
+            self._env_policy = self.site_policy.for_engine(self.policy)
+        return self._env_policy
 
     def _check(self, profile: Profile) -> None:
         if profile.engine != self.name:
@@ -60,11 +96,19 @@ class Engine:
         """
         self._check(profile)
         out_of_bounds = bounds_problems(profile)
-        problems = validate_common(profile, gpus, self._registry.policy)
+        policy = self.policy
+        problems = validate_common(profile, gpus, self.env_policy)
         if out_of_bounds:
             return list(dict.fromkeys([*out_of_bounds, *problems]))
+        # Read once, here, with the engine's syntax: every check below looks options up.
+        # An engine may read them its own way (a subclass of ArgSyntax): what that raises
+        # is the plugin's bug, reported as such.
+        args = self._answers.call("policy", policy.syntax.parse, args=profile.args)
+        if not isinstance(args, ParsedArgs):
+            raise self._answers.broken("policy", "returned a syntax whose parse() gives no ParsedArgs")
+        problems += arg_policy_problems(profile, args, policy, self.name)
         answer = self._answers.sentences(
-            "validate", self._call("validate", profile=profile, gpus=tuple(gpus))
+            "validate", self._call("validate", profile=profile, gpus=tuple(gpus), args=args)
         )
         return list(dict.fromkeys([*problems, *answer]))
 
@@ -94,11 +138,14 @@ class Engine:
 
     def _build(self, shard: ShardSpec) -> tuple[list[Command], tuple[DroppedVar, ...]]:
         # Only ever called after every check passed: see commands() and plan().
-        answer = self._call("commands", shard=shard, installed=self._registry.installed(self.name))
+        answer = self._call("commands", shard=shard, installed=self.installed)
         built: list[Command] = []
         dropped: dict[str, DroppedVar] = {}
-        for command in self._answers.commands("commands", answer):
-            env = apply_profile_env(EnvBuild(command.env, command.why), shard, self._registry.policy)
+        placed = placement_env(shard).env
+        declared = self.policy.secret_env
+        for index, command in enumerate(self._answers.commands("commands", answer)):
+            self._check_command(index, command, placed, declared)
+            env = apply_profile_env(EnvBuild(command.env, command.why), shard, self.env_policy)
             dropped.update((var.key, var) for var in env.dropped)
             built.append(_with_env(command, env, self.name))
         # Joined without a separator too: a key split over two argv elements is still there.
@@ -108,6 +155,27 @@ class Engine:
             raise EngineError(f"engine {self.name!r} put the API key on a command line; refusing it")
         return built, tuple(dropped.values())
 
+    def _check_command(
+        self, index: int, command: Command, placed: dict[str, str] | Any, declared: frozenset[str]
+    ) -> None:
+        """A command keeps the shard's placement variables as generated, and declares its secrets."""
+        where = f"command {index} ({command.name or command.path})"
+        for key, value in placed.items():
+            if command.env.get(key) != value:
+                # Without it the engine takes GPUs or NICs another shard holds: refuse, loudly.
+                raise self._answers.broken(
+                    "commands",
+                    f"returned {where} without the shard's placement variable {key} as generated; "
+                    f"build commands with enginekit.plugin.CommandBuilder",
+                )
+        undeclared = sorted(key for key in command.secret_env if key.upper() not in declared)
+        if undeclared:
+            raise self._answers.broken(
+                "commands",
+                f"returned {where} with secret variables {undeclared} its policy() does not declare "
+                f"in secret_env, so profiles are not kept from setting them",
+            )
+
     def serves_http(self, shard: ShardSpec) -> bool:
         """Whether this rank answers the OpenAI API (default: the leader only)."""
         self._check(shard.profile)
@@ -115,8 +183,11 @@ class Engine:
         return shard.is_leader() if answer is None else answer
 
     def _constant(self, hook_name: str) -> Any:
-        # Hooks without arguments are pure functions of a frozen config: ask once.
-        return self._registry.constant(self.name, hook_name, self._answers)
+        # Hooks without arguments are pure functions of a frozen config: ask once. What a
+        # hook raises is not remembered: it is asked again, and fails again, next time.
+        if hook_name not in self._constants:
+            self._constants[hook_name] = self._answers.call(hook_name, self._hooks(hook_name))
+        return self._constants[hook_name]
 
     def health_path(self) -> str:
         """The path that answers 200 only when the shard is ready."""
@@ -142,7 +213,7 @@ class Engine:
             problems = self.problems(shard)
             if problems:
                 raise SpecError(problems)
-        answer = self._call("device_listing", shard=shard, installed=self._registry.installed(self.name))
+        answer = self._call("device_listing", shard=shard, installed=self.installed)
         listing = self._answers.optional_command("device_listing", answer)
         if listing is None or shard is None:
             return listing
@@ -180,7 +251,7 @@ class Engine:
         allowances = [
             f"env {key} is set although it can load code or redirect trust: the site allows it "
             f"(env_policy.allow_unsafe: {reason})"
-            for key, reason in self._registry.policy.unsafe_allowances(shard.profile.env)
+            for key, reason in self.env_policy.unsafe_allowances(shard.profile.env)
         ]
         return LaunchPlan(
             engine=self.name,

@@ -1,5 +1,8 @@
 """The environment safety policy: which profile variables may reach an engine, and why not.
 
+The tables here are engine-neutral (the loader, interpreters, credentials, proxies, CUDA
+and NCCL placement); each engine adds its own through :class:`enginekit.policy.EnginePolicy`.
+
 Engines start as root on the node, and no loader or interpreter protection applies to a
 process that is merely started by root (that only covers setuid programs). A profile's
 ``env`` comes from the control plane, so every key and value is judged here, when the
@@ -8,16 +11,19 @@ at that moment. A name goes through these layers, in order:
 
 1. strict syntax: ASCII letters, digits and ``_``, not starting with a digit, at most
    :data:`MAX_KEY_LENGTH` characters;
-2. reserved keys (:data:`RESERVED`, :data:`RESERVED_PREFIXES`): set only from the shard
-   spec or by enginekit itself; nothing a site writes can open them;
+2. reserved keys (:data:`RESERVED`, :data:`RESERVED_PREFIXES`, and the engine's own
+   ``reserved_env`` and ``secret_env``): set only from the shard spec, by enginekit or by
+   the engine; nothing a site writes can open them;
 3. the site's own ``deny``/``deny_prefixes``;
-4. the deny list (:data:`DENY_GROUPS`), compared case-insensitively, because some
-   consumers read lower-case spellings (``http_proxy``). Most groups are a **floor**: they
-   load code, redirect trust or carry credentials, so the site's ``allow`` list cannot
-   open them; only an ``allow_unsafe`` entry that names the key and gives a reason can,
-   and every plan that relies on one says so (:meth:`EnvPolicy.unsafe_allowances`);
+4. the deny list (the engine's ``denied_env``, then :data:`DENY_GROUPS`), compared
+   case-insensitively, because some consumers read lower-case spellings (``http_proxy``).
+   Most groups are a **floor**: they load code, redirect trust or carry credentials, so
+   the site's ``allow`` list cannot open them; only an ``allow_unsafe`` entry that names
+   the key and gives a reason can, and every plan that relies on one says so
+   (:meth:`EnvPolicy.unsafe_allowances`);
 5. the site's ``allow`` list, for anything that is not in a floor group;
-6. the open namespaces (:data:`OPEN_NAMESPACES` plus the site's ``allow_prefixes``):
+6. the open namespaces (:data:`OPEN_NAMESPACES`, the engine's ``open_env`` and the site's
+   ``allow_prefixes``):
    anything else is refused as unknown;
 7. a suffix heuristic (:data:`RISKY_SUFFIXES`) for unknown names that point at a file,
    directory, module or program. ``*_CONF`` names are the exception: in this field a
@@ -50,6 +56,7 @@ from typing import NamedTuple
 
 import attrs
 
+from enginekit.policy import EnginePolicy, EnvDeny
 from enginekit.text import unsafe_text
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -61,15 +68,9 @@ MAX_VALUE_LENGTH = 4096
 RESERVED: frozenset[str] = frozenset(
     """
     CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER NVIDIA_VISIBLE_DEVICES NVIDIA_DRIVER_CAPABILITIES
-    HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES GGML_VK_VISIBLE_DEVICES NCCL_SOCKET_IFNAME NCCL_IB_HCA
+    HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES NCCL_SOCKET_IFNAME NCCL_IB_HCA
     NCCL_OOB_NET_IFNAME GLOO_SOCKET_IFNAME NCCL_IB_GID_INDEX UCX_NET_DEVICES
-    VLLM_GPU_NIC_PCIE_MAPPING MASTER_ADDR MASTER_PORT RANK WORLD_SIZE LOCAL_RANK
-    LOCAL_WORLD_SIZE VLLM_HOST_IP VLLM_PORT VLLM_LOOPBACK_IP VLLM_DP_MASTER_IP
-    VLLM_DP_MASTER_PORT VLLM_DP_RANK VLLM_DP_RANK_LOCAL VLLM_DP_SIZE
-    VLLM_NIXL_SIDE_CHANNEL_HOST VLLM_NIXL_SIDE_CHANNEL_PORT VLLM_P2P_SIDE_CHANNEL_HOST
-    VLLM_P2P_SIDE_CHANNEL_PORT VLLM_EC_SIDE_CHANNEL_HOST VLLM_EC_SIDE_CHANNEL_PORT
-    VLLM_MOONCAKE_BOOTSTRAP_PORT SGLANG_HOST_IP SGLANG_PORT SGLANG_TCP_STORE_PORT SGLANG_GRPC_PORT
-    SGLANG_DISTRIBUTED_INIT_METHOD_OVERRIDE VLLM_API_KEY LLAMA_API_KEY OPENAI_API_KEY PATH
+    MASTER_ADDR MASTER_PORT RANK WORLD_SIZE LOCAL_RANK LOCAL_WORLD_SIZE PATH
     HOME USER LOGNAME SHELL TMPDIR XDG_CACHE_HOME XDG_CONFIG_HOME XDG_RUNTIME_DIR
     """.split()
 )
@@ -77,35 +78,18 @@ RESERVED: frozenset[str] = frozenset(
 RESERVED_PREFIXES: tuple[str, ...] = ("ENGINEKIT_",)
 
 
-@attrs.frozen
-class _Group:
-    why: str
-    exact: frozenset[str] = frozenset()
-    prefixes: tuple[str, ...] = ()
-    suffixes: tuple[str, ...] = ()
-    #: A floor group loads code, redirects trust or carries credentials: the site's
-    #: ``allow`` list cannot open it, only an ``allow_unsafe`` entry with a reason.
-    floor: bool = True
-
-
-def _group(
-    why: str, exact: str = "", prefixes: str = "", suffixes: str = "", *, floor: bool = True
-) -> _Group:
-    return _Group(why, frozenset(exact.split()), tuple(prefixes.split()), tuple(suffixes.split()), floor)
-
-
 #: The deny list, by what a profile author would gain. Compared case-insensitively; an
 #: exact name wins over a prefix, and a prefix over a suffix. Groups are a floor unless
 #: marked otherwise: when in doubt, a group that loads code, redirects trust or carries a
 #: credential is a floor.
-DENY_GROUPS: tuple[_Group, ...] = (
-    _group(
+DENY_GROUPS: tuple[EnvDeny, ...] = (
+    EnvDeny(
         "the dynamic loader or libc would load code or data from it",
         "LIBPATH SHLIB_PATH GLIBC_TUNABLES GCONV_PATH GETCONF_DIR LOCPATH NLSPATH PATH_LOCALE "
         "TZDIR HOSTALIASES LOCALDOMAIN RES_OPTIONS RESOLV_HOST_CONF NIS_PATH TZ",
         "LD_ _RLD DYLD_ LDR_ MALLOC_",
     ),
-    _group(
+    EnvDeny(
         # The numeric allocator tunables (the rest of MALLOC_ stays in the floor above):
         # they load nothing, so a site that wants them may open them with ``allow``.
         "glibc's allocator would take its tuning from it",
@@ -113,44 +97,44 @@ DENY_GROUPS: tuple[_Group, ...] = (
         "MALLOC_TOP_PAD_ MALLOC_TRIM_THRESHOLD_",
         floor=False,
     ),
-    _group(
+    EnvDeny(
         "a shell or another interpreter would run code from it",
         "BASH_ENV ENV SHELLOPTS BASHOPTS PS4 IFS CDPATH GLOBIGNORE PROMPT_COMMAND FPATH ZDOTDIR "
         "NULLCMD READNULLCMD TMPPREFIX NODE_OPTIONS NODE_PATH JAVA_TOOL_OPTIONS _JAVA_OPTIONS "
         "JDK_JAVA_OPTIONS CLASSPATH BROWSER EDITOR VISUAL PAGER TERMPATH TERMCAP",
         "BASH_FUNC_ __BASH_FUNC PERL RUBY GIT_ TERMINFO KRB5",
     ),
-    _group("the Python interpreter would import or run code from it", prefixes="PYTHON"),
-    _group(
+    EnvDeny("the Python interpreter would import or run code from it", prefixes="PYTHON"),
+    EnvDeny(
         # OMP_ is an open namespace: these must be named one by one.
         "the OpenMP runtime would load the tool libraries named by it, or write its tool log "
         "to a file named by it",
         "OMP_TOOL OMP_TOOL_LIBRARIES OMP_TOOL_VERBOSE_INIT",
     ),
-    _group(
+    EnvDeny(
         # TORCH_NCCL_ is an open namespace: this one must be named.
         "PyTorch would dump NCCL traces as root to a fixed, predictable file under /tmp, where "
         "another local user can plant a link",
         "TORCH_NCCL_DUMP_ON_TIMEOUT",
     ),
-    _group(
+    EnvDeny(
         "CUDA or its compilers would load a library or run a program named by it",
         "CUDA_INJECTION64_PATH CUDA_INJECTION32_PATH NVTX_INJECTION64_PATH NVTX_INJECTION32_PATH "
         "CUDA_HOME CUDA_PATH CUDA_ROOT CUDACXX NVCC_CCBIN NVCC_PREPEND_FLAGS NVCC_APPEND_FLAGS "
         "CUDA_CACHE_PATH CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY",
     ),
-    _group(
+    EnvDeny(
         "NCCL would load a plugin, read a config file, write a file or rendezvous elsewhere",
         "NCCL_NET_PLUGIN NCCL_TUNER_PLUGIN NCCL_PROFILER_PLUGIN NCCL_ENV_PLUGIN NCCL_GIN_PLUGIN "
         "NCCL_RMA_PLUGIN NCCL_IBVERBS_LIB NCCL_CONF_FILE NCCL_DEBUG_FILE NCCL_TOPO_FILE "
         "NCCL_TOPO_DUMP_FILE NCCL_GRAPH_FILE NCCL_GRAPH_DUMP_FILE NCCL_COMM_ID NCCL_RAS_ADDR "
         "UCX_MODULE_DIR NVSHMEM_BOOTSTRAP_PLUGIN NIXL_PLUGIN_DIR",
     ),
-    _group(
+    EnvDeny(
         "MPI would take any MCA parameter from it, including the command that starts daemons",
         prefixes="OMPI_MCA_ PRTE_MCA_ PMIX_MCA_ OMPI_",
     ),
-    _group(
+    EnvDeny(
         "PyTorch, Triton or a JIT compiler would load code or kernels chosen by it",
         "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD TORCHINDUCTOR_CACHE_DIR TORCH_EXTENSIONS_DIR TORCH_HOME "
         "PYTORCH_KERNEL_CACHE_PATH TORCH_COMPILE_DEBUG_DIR PTXAS_OPTIONS CC CXX CFLAGS CXXFLAGS "
@@ -158,76 +142,26 @@ DENY_GROUPS: tuple[_Group, ...] = (
         "GCC_EXEC_PREFIX DG_JIT_NVCC_COMPILER DG_JIT_CACHE_DIR",
         "TRITON_",
     ),
-    _group(
+    EnvDeny(
         "the model hub client would fetch or import from a place chosen by it",
         "HF_ENDPOINT HF_HOME HF_HUB_CACHE HUGGINGFACE_HUB_CACHE TRANSFORMERS_CACHE HF_MODULES_CACHE "
         "TRUST_REMOTE_CODE HF_TRUST_REMOTE_CODE HF_DATASETS_TRUST_REMOTE_CODE MLX_LM_TRUST_REMOTE_CODE",
     ),
-    _group(
-        "the model would be fetched from another hub (ModelScope) than the one the operator vetted",
-        "VLLM_USE_MODELSCOPE SGLANG_USE_MODELSCOPE",
-    ),
-    _group(
+    EnvDeny(
         "it is a credential, or picks the credentials or endpoint a cloud client uses: "
         "credentials reach engines through the secret channel only",
-        "HF_TOKEN HUGGING_FACE_HUB_TOKEN HF_TOKEN_PATH S3_ACCESS_KEY_ID S3_SECRET_ACCESS_KEY "
-        "S3_ENDPOINT_URL EXA_API_KEY",
+        "HF_TOKEN HUGGING_FACE_HUB_TOKEN HF_TOKEN_PATH S3_ACCESS_KEY_ID S3_SECRET_ACCESS_KEY S3_ENDPOINT_URL",
         "AWS_",
         "_TOKEN _API_KEY _SECRET _SECRET_KEY _ACCESS_KEY _ACCESS_KEY_ID _PRIVATE_KEY _HMAC_KEY "
         "_PASSWORD _PASSWD _CREDENTIALS",
     ),
-    _group(
+    EnvDeny(
         "traffic would go through a proxy or trust store chosen by it",
         "HTTP_PROXY HTTPS_PROXY ALL_PROXY NO_PROXY SSL_CERT_FILE SSL_CERT_DIR REQUESTS_CA_BUNDLE "
         "CURL_CA_BUNDLE OPENSSL_CONF OPENSSL_CONF_INCLUDE OPENSSL_ENGINES OPENSSL_MODULES NETRC",
     ),
-    _group("Ray would import a hook or attach to another cluster named by it", prefixes="RAY_"),
-    _group(
-        "vLLM would load a library, run a program, import code or write files named by it",
-        "VLLM_NCCL_SO_PATH VLLM_CUDART_SO_PATH VLLM_CUDA_COMPATIBILITY_PATH "
-        "VLLM_ENABLE_CUDA_COMPATIBILITY VLLM_RUST_FRONTEND_PATH VLLM_USE_RUST_FRONTEND "
-        "VLLM_USE_RUST_BENCH VLLM_LOGGING_CONFIG_PATH VLLM_LOGGING_STREAM VLLM_NIC_SELECTION_VARS "
-        "VLLM_RAY_EXTRA_ENV_VAR_PREFIXES_TO_COPY VLLM_RAY_EXTRA_ENV_VARS_TO_COPY "
-        "VLLM_ALLOW_INSECURE_SERIALIZATION VLLM_ALLOW_RUNTIME_LORA_UPDATING "
-        "VLLM_LORA_RESOLVER_CACHE_DIR VLLM_LORA_RESOLVER_HF_REPO_LIST VLLM_SERVER_DEV_MODE "
-        "VLLM_MODEL_REDIRECT_PATH VLLM_CACHE_ROOT VLLM_CONFIG_ROOT "
-        "VLLM_ASSETS_CACHE VLLM_ASSETS_CACHE_MODEL_CLEAN VLLM_XLA_CACHE_PATH VLLM_RPC_BASE_PATH "
-        "VLLM_MEDIA_CACHE VLLM_FLASHINFER_AUTOTUNE_CACHE_DIR VLLM_TUNED_CONFIG_FOLDER "
-        "VLLM_NCCL_INCLUDE_PATH VLLM_HUMMING_ONLINE_QUANT_CONFIG VLLM_HUMMING_INPUT_QUANT_CONFIG "
-        "VLLM_DEBUG_DUMP_PATH VLLM_TORCH_PROFILER_DIR VLLM_TRACE_FUNCTION VLLM_USAGE_STATS_SERVER "
-        "VLLM_DEBUG_LOG_API_SERVER_RESPONSE",
-    ),
-    _group(
-        "SGLang would import a package, load cached objects or write files named by it",
-        "SGLANG_EXTERNAL_MODEL_PACKAGE SGLANG_EXTERNAL_MM_MODEL_ARCH "
-        "SGLANG_EXTERNAL_MM_PROCESSOR_PACKAGE SGLANG_PLUGINS SGLANG_PLATFORM "
-        "SGLANG_CUTE_AOT_CACHE_DIR SGLANG_CACHE_DIR SGLANG_DG_CACHE_DIR SGLANG_JIT_CACHE_DIR "
-        "SGLANG_EXPOSE_OWN_ENV_VARS SGLANG_ENABLE_REQUEST_HEADER_OVERRIDES "
-        "SGLANG_LOG_REQUEST_HEADERS SGLANG_TORCH_PROFILER_DIR "
-        "SGLANG_EXPERT_DISTRIBUTION_RECORDER_DIR SGLANG_CUDA_COREDUMP_DIR "
-        "SGLANG_ROLE_NAMESPACES_OUT SGLANG_TEST_METRICS_FILE SGLANG_WEIGHT_CACHE_SOCKET_TEMPLATE "
-        "SGLANG_WEIGHT_CACHE_READY_TEMPLATE SGLANG_RUST_BUILD_MODE",
-        "SGLANG_TEST_ SGLANG_DSPARK_ SGLANG_HICACHE_ MOONCAKE_",
-    ),
-    _group(
-        "TensorRT-LLM would run the model through the proxy or disaggregated instance it names "
-        "instead of its own workers",
-        prefixes="TLLM_SPAWN_PROXY_PROCESS TLLM_DISAGG_",
-    ),
-    _group(
-        # TLLM_ is an open namespace, and this name has no file-like suffix.
-        "TensorRT-LLM would write its profiler trace to the file named by it",
-        "TLLM_TORCH_PROFILE_TRACE",
-    ),
-    _group(
-        # GGML_ is an open namespace: the _PATH suffix alone would let ``allow`` open it.
-        "ggml would load the out-of-tree backend library named by it",
-        "GGML_BACKEND_PATH",
-    ),
-    _group(
-        "llama-server reads every flag from its LLAMA_ARG_ twin, bypassing the argument checks",
-        prefixes="LLAMA_ARG_",
-    ),
+    # Ray is the cluster runtime more than one engine spans nodes with, not an engine.
+    EnvDeny("Ray would import a hook or attach to another cluster named by it", prefixes="RAY_"),
 )
 
 #: The Python variables that change nothing about what code runs.
@@ -238,11 +172,9 @@ PYTHON_ALLOWED: frozenset[str] = frozenset(
     """.split()
 )
 
-#: The namespaces open to profiles by default; anything else is refused as unknown.
+#: The namespaces open to profiles for every engine; an engine opens its own
+#: (:attr:`EnginePolicy.open_env`), and anything else is refused as unknown.
 OPEN_NAMESPACES: tuple[str, ...] = (
-    "VLLM_",
-    "SGLANG_",
-    "SGL_",
     "NCCL_",
     "TORCH_NCCL_",
     "TORCH_DISTRIBUTED_DEBUG",
@@ -256,9 +188,6 @@ OPEN_NAMESPACES: tuple[str, ...] = (
     "HF_HUB_OFFLINE",
     "HF_HUB_ENABLE_HF_TRANSFER",
     "HF_HUB_DISABLE_",
-    "GGML_",
-    "TLLM_",
-    "TRTLLM_",
 )
 
 #: Unknown names ending like this point at a file, a directory, a module or a program.
@@ -327,23 +256,23 @@ def _shown(key: object) -> str:
 #: Names that end like a credential but only switch one off.
 _NOT_CREDENTIALS = frozenset({"HF_HUB_DISABLE_IMPLICIT_TOKEN"})
 
-_DENY_EXACT = {name: group for group in DENY_GROUPS for name in group.exact}
-_DENY_PREFIXES = tuple((prefix, group) for group in DENY_GROUPS for prefix in group.prefixes)
-_DENY_SUFFIXES = tuple((suffix, group) for group in DENY_GROUPS for suffix in group.suffixes)
 
+def _deny_group(groups: tuple[EnvDeny, ...], upper: str) -> EnvDeny | None:
+    """The deny group ``upper`` falls in: exact names first, then prefixes, then suffixes.
 
-def _deny_group(upper: str) -> _Group | None:
-    """The built-in deny group ``upper`` falls in: exact names first, then prefixes, then suffixes."""
-    group = _DENY_EXACT.get(upper)
-    if group is not None:
-        return group
-    for prefix, group in _DENY_PREFIXES:
-        if upper.startswith(prefix):
+    The engine's own groups come first in ``groups``, so an engine's more particular
+    reason wins over the built-in one for the same name.
+    """
+    for group in groups:
+        if upper in group.names:
+            return group
+    for group in groups:
+        if upper.startswith(group.prefixes):
             return group
     if upper in _NOT_CREDENTIALS:
         return None
-    for suffix, group in _DENY_SUFFIXES:
-        if upper.endswith(suffix):
+    for group in groups:
+        if upper.endswith(group.suffixes):
             return group
     return None
 
@@ -358,7 +287,7 @@ class _Verdict(NamedTuple):
 _OK = _Verdict(False, "")
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class EnvPolicy:
     """A site's env policy: the built-in rules plus the node config's additions.
 
@@ -380,6 +309,20 @@ class EnvPolicy:
     path_keys: frozenset[str] = attrs.field(default=frozenset(), converter=_name_set)
     #: ``(NAME, reason)`` pairs, sorted; given as a mapping of name to reason.
     allow_unsafe: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=_reasons)
+    #: The engine's own rules (:meth:`for_engine`): reserved and secret names, the
+    #: namespaces it opens, the names it denies. Empty for the site's policy alone.
+    engine_reserved: frozenset[str] = attrs.field(default=frozenset(), converter=_name_set)
+    engine_open: tuple[str, ...] = attrs.field(default=(), converter=_name_tuple)
+    engine_deny: tuple[EnvDeny, ...] = attrs.field(default=(), converter=tuple[EnvDeny, ...])
+
+    def for_engine(self, engine: EnginePolicy) -> EnvPolicy:
+        """This site's policy with one engine's own rules added, for that engine's profiles."""
+        return attrs.evolve(
+            self,
+            engine_reserved=engine.protected_env,
+            engine_open=engine.open_env,
+            engine_deny=engine.denied_env,
+        )
 
     @allow_unsafe.validator
     def _check_allow_unsafe(self, _: object, value: tuple[tuple[str, str], ...]) -> None:
@@ -436,12 +379,18 @@ class EnvPolicy:
         upper = key.upper()
         if upper in RESERVED or upper.startswith(RESERVED_PREFIXES):
             return _Verdict(True, "reserved: derived from the shard spec")
+        if upper in self.engine_reserved:
+            return _Verdict(True, "reserved by the engine: generated for the shard, or carries its secret")
         if upper in self.deny or upper.startswith(self.deny_prefixes):
             return _Verdict(True, "denied by this site's policy")
         if upper in PYTHON_ALLOWED:
             return _OK
         reason = dict(self.allow_unsafe).get(upper, "")
-        group = _deny_group(upper)
+        group = _deny_group(self.engine_deny, upper)
+        built_in = _deny_group(DENY_GROUPS, upper)
+        if group is None or (built_in is not None and built_in.floor and not group.floor):
+            # An engine's group adds a refusal or a better reason; it never lowers a floor.
+            group = built_in
         if group is not None:
             if upper in self.allow and not group.floor:
                 return _OK
@@ -462,7 +411,7 @@ class EnvPolicy:
         return verdict
 
     def _namespaced(self, upper: str) -> _Verdict:
-        if not upper.startswith(OPEN_NAMESPACES + self.allow_prefixes):
+        if not upper.startswith(OPEN_NAMESPACES + self.engine_open + self.allow_prefixes):
             return _Verdict(True, "unknown: not in a namespace this site opens to profiles")
         if upper.endswith(_CONF_SUFFIX):
             return _OK  # a tuning string or a file: unsafe_value decides
@@ -496,6 +445,14 @@ class EnvPolicy:
 
     def problems(self, env: Mapping[str, object]) -> list[tuple[str, str]]:
         """Every ``(key, why)`` in ``env`` that this policy refuses, in key order."""
+        items = tuple(env.items())
+        if not all(type(key) is str and type(value) is str for key, value in items):
+            return self._problems(env)  # refused below, each saying what it got
+        # Judged when the profile is validated and again when its commands are built, for
+        # every shard of the profile: the same variables, the same answer.
+        return list(_env_problems(self, items))
+
+    def _problems(self, env: Mapping[str, object]) -> list[tuple[str, str]]:
         found = []
         for key in sorted(env, key=str):
             bad, why = self.unsafe_env(key) if isinstance(key, str) else (True, "name not a string")
@@ -546,6 +503,11 @@ DEFAULT_POLICY = EnvPolicy()
 def unsafe_env(key: str, policy: EnvPolicy = DEFAULT_POLICY) -> tuple[bool, str]:
     """Judge a variable name under ``policy`` (the built-in one by default)."""
     return policy.unsafe_env(key)
+
+
+@functools.lru_cache(maxsize=1024)
+def _env_problems(policy: EnvPolicy, items: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    return tuple(policy._problems(dict(items)))
 
 
 @functools.lru_cache(maxsize=4096)

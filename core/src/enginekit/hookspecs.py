@@ -7,10 +7,10 @@ methods carry :data:`hookimpl`, published under the entry point group
     [project.entry-points."enginekit.engines"]
     myengine = "enginekit_myengine.plugin:MyEngine"
 
-The class may declare ``config_type`` (an attrs class the registry structures the
-node config's ``[engines.<name>]`` section into, passed to ``__init__``) and
-``takes_installed_build = True`` (the engine runs a build the agent installed; its root
-arrives as the ``installed`` argument of :func:`commands`).
+The class may declare (see :class:`enginekit.plugin.EngineClass`) ``config_type`` (an
+attrs class the registry structures the node config's ``[engines.<name>]`` section
+into, passed to ``__init__``) and ``takes_installed_build = True`` (the engine runs a
+build the agent installed; its root arrives as the ``installed`` argument of :func:`commands`).
 
 The registry calls each hook on exactly one engine, the one the profile names, so every
 spec is ``firstresult``: the answer comes back as a plain value. A plugin declares only
@@ -39,7 +39,9 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from enginekit.args import ParsedArgs
     from enginekit.model import Command, GPUInfo, Profile, ShardSpec
+    from enginekit.policy import EnginePolicy
 
 PROJECT_NAME = "enginekit"
 ENTRY_POINT_GROUP = "enginekit.engines"
@@ -52,20 +54,37 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 
 @hookspec(firstresult=True)
-def validate(profile: Profile, gpus: Sequence[GPUInfo]) -> list[str] | None:
+def policy() -> EnginePolicy | None:
+    """Declare the variables and flags this engine owns: an :class:`~enginekit.policy.EnginePolicy`.
+
+    Optional (nothing opened, nothing reserved); asked once per engine, so a function of
+    the frozen config. The registry applies it for this engine's profiles only: the env
+    namespaces it opens, the variables it reserves and the ones carrying its secrets
+    (protected from every profile, whatever the site allows), the names it denies, and
+    how its parser reads ``args``, with the flags enginekit manages, the risky flags the
+    site may allow (``allowed_args``, from the engine's config) and the secret flags.
+    The core refuses what the policy declares before :func:`validate` is called.
+    """
+
+
+@hookspec(firstresult=True)
+def validate(profile: Profile, gpus: Sequence[GPUInfo], args: ParsedArgs) -> list[str] | None:
     """Reject a profile that cannot work on these GPUs, before anything is started.
 
     **Required.** The registry has already applied the checks every engine shares
-    (:func:`enginekit.checks.validate_common` and the site's env policy); return only
-    what is particular to this engine: quantization floors, parallelism it cannot do,
-    pass-through arguments it must refuse. Return one sentence per problem, each
-    starting ``profile 'name':`` and naming the field and what was expected, so a user
-    fixes every problem in one round. An empty list (or ``None``) means valid.
+    (:func:`enginekit.checks.validate_common`, the site's env policy with this engine's
+    own, and the flag policy of :func:`policy`); return only what is particular to this
+    engine: quantization floors, parallelism it cannot do, values of pass-through
+    arguments it must refuse. Return one sentence per problem, each starting
+    ``profile 'name':`` and naming the field and what was expected, so a user fixes
+    every problem in one round. An empty list (or ``None``) means valid.
 
     :param profile: How the model runs: engine, parallelism, args, env, adapters.
     :param gpus: The GPUs placement chose on this node, in shard order; empty when the
         caller has no GPU facts (a CPU shard, or a dry run), in which case checks that
         need them pass.
+    :param args: The profile's ``args`` read once with the policy's syntax: look options
+        up with ``args.find({...})`` and ``args.values("--opt")`` instead of scanning.
     """
 
 
@@ -79,15 +98,17 @@ def commands(shard: ShardSpec, installed: Path | None) -> list[Command] | None:
     every command but the last is a sidecar kept alive for the shard's lifetime, and the
     last one's exit is the shard's exit.
 
-    Each command's ``env`` holds only what the engine generates: start from
-    :func:`enginekit.ncclenv.placement_env` and add the engine's own variables. The
+    Each command's ``env`` holds only what the engine generates: build it with
+    :class:`enginekit.builder.CommandBuilder`, which starts from the shard's placement
+    variables (the registry refuses a command that drops or changes one). The
     registry applies the profile's overrides afterwards, filtered by the site's env
     policy; a variable the engine generates is never overridden by a profile (except the
     NCCL tuning escape hatch, :data:`enginekit.ncclenv.TUNABLE`). The profile has passed
     the shared checks and this engine's :func:`validate`, and the shard
     :func:`enginekit.speccheck.check_spec`, before this is called: do not check them again.
-    The API key reaches the engine through ``env`` only, named in ``secret_env``; the
-    registry refuses a command whose arguments contain it. Return a list (not a generator)
+    The API key reaches the engine through ``env`` only, named in ``secret_env`` (and
+    declared in the policy's ``secret_env``); the registry refuses a command whose
+    arguments contain it. Return a list (not a generator)
     of at least one command; argv elements and env values are plain text without control
     characters.
 

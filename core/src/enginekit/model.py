@@ -22,6 +22,15 @@ def _dict(value: Mapping[str, str]) -> dict[str, str]:
     return dict(value)
 
 
+def is_mig(uuid: str) -> bool:
+    """Whether a device UUID names a MIG instance: ``MIG-…``, in either case.
+
+    nvidia-smi prints upper case, but people copy them into lower-case systems; one
+    rule, case-insensitive, for every check that asks.
+    """
+    return uuid[:4].upper() == "MIG-"
+
+
 @attrs.frozen(kw_only=True)
 class Adapter:
     """A LoRA adapter loaded beside the model.
@@ -149,7 +158,7 @@ class ShardSpec:
 
     def on_mig(self) -> bool:
         """Whether the shard was given a MIG instance."""
-        return any(uuid.startswith("MIG-") for uuid in self.gpu_uuids)
+        return any(is_mig(uuid) for uuid in self.gpu_uuids)
 
     def is_multi_node(self) -> bool:
         """Whether the replica spans more than one node."""

@@ -8,6 +8,7 @@ all-reduce. Pure: a function of the shard spec and the env policy, nothing else.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 
 import attrs
 
@@ -41,12 +42,29 @@ def visible_devices(spec: ShardSpec) -> str:
     return ",".join(str(index) for index in spec.gpu_indices)
 
 
+#: The last shard asked about and its answer: a plan asks for the same shard's
+#: placement several times (the builder, then the registry's check of every command).
+_last: tuple[ShardSpec | None, EnvBuild | None] = (None, None)
+
+
 def placement_env(spec: ShardSpec) -> EnvBuild:
     """The variables derived from where the shard was placed: the seed's ``baseEnv`` rules.
 
-    Engine plugins start from this and add their own; profile overrides are applied by
-    the registry afterwards, so a plugin never needs the site's policy.
+    Engine plugins start from this (through :class:`enginekit.builder.CommandBuilder`)
+    and add their own; profile overrides are applied by the registry afterwards, so a
+    plugin never needs the site's policy. The answer is read-only: copy it to change it.
     """
+    global _last
+    shard, build = _last
+    if shard is spec and build is not None:
+        # The same frozen spec: none of the fields read below can have changed.
+        return build
+    build = _placement_env(spec)
+    _last = (spec, build)
+    return build
+
+
+def _placement_env(spec: ShardSpec) -> EnvBuild:
     env: dict[str, str] = {}
     why: dict[str, str] = {}
 
@@ -113,7 +131,7 @@ def placement_env(spec: ShardSpec) -> EnvBuild:
         )
         put("NCCL_SOCKET_IFNAME", spec.mgmt_interface, reason)
         put("GLOO_SOCKET_IFNAME", spec.mgmt_interface, reason)
-    return EnvBuild(env=env, why=why)
+    return EnvBuild(env=MappingProxyType(env), why=MappingProxyType(why))
 
 
 #: The generated variables a profile may override: the seed's escape hatch for the

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import ipaddress
 import shlex
 from typing import Any
 
 import attrs
 
+from enginekit.builder import host_port
 from enginekit.model import Command, ShardSpec
 from enginekit.ncclenv import DroppedVar
 
@@ -32,13 +32,7 @@ class LaunchPlan:
     @property
     def base_url(self) -> str:
         """Where the shard's API answers, as seen from this node."""
-        host = self.shard.bind_addr or "127.0.0.1"
-        try:
-            if ipaddress.ip_address(host).version == 6:
-                host = f"[{host}]"
-        except ValueError:
-            pass
-        return f"http://{host}:{self.shard.http_port}"
+        return f"http://{host_port(self.shard.bind_addr or '127.0.0.1', self.shard.http_port)}"
 
     def to_dict(self, *, show_secrets: bool = False) -> dict[str, Any]:
         """A JSON-ready plan; secret values are masked unless ``show_secrets``."""

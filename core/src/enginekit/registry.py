@@ -15,14 +15,14 @@ import pluggy
 from enginekit import hookspecs
 from enginekit.contract import described
 from enginekit.convert import structure
+from enginekit.engine import Engine
 from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
 from enginekit.errors import ConfigError, EnginekitError, EngineUnavailable
 from enginekit.logs import logger
 from enginekit.text import unsafe_text
 
 if TYPE_CHECKING:
-    from enginekit.contract import Answers
-    from enginekit.engine import Engine
+    from enginekit.plugin import EngineClass
 
 
 @attrs.frozen
@@ -55,7 +55,7 @@ class Registry:
     def __init__(self, *, policy: EnvPolicy = DEFAULT_POLICY, lenient: bool = False) -> None:
         self.pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
         self.pm.add_hookspecs(hookspecs)
-        self.policy = policy
+        self._policy = policy
         self.lenient = lenient
         self.failures: dict[str, Failure] = {}
         self.warnings: list[str] = []
@@ -70,6 +70,17 @@ class Registry:
         #: Engines this node does not offer, and what said so.
         self._disabled: dict[str, str] = {}
         self._callers: dict[tuple[str, str], Any] = {}
+        self._handles: dict[str, Engine] = {}
+
+    @property
+    def policy(self) -> EnvPolicy:
+        """The site's env policy; each engine adds its own rules to it."""
+        return self._policy
+
+    @policy.setter
+    def policy(self, policy: EnvPolicy) -> None:
+        self._policy = policy
+        self._handles.clear()
 
     @classmethod
     def from_entry_points(
@@ -157,7 +168,7 @@ class Registry:
             raise
         self._engines[name] = plugin
         self._sources[name] = source or "added in process"
-        self._callers.clear()
+        self._forget()
 
     def add_wrapper(self, plugin: object, name: str) -> None:
         """Register a non-engine plugin whose hooks wrap every engine's (``wrapper=True`` only)."""
@@ -170,13 +181,19 @@ class Registry:
                         f"wrapper plugin {name!r}: hook {caller.name!r} must be "
                         f"@hookimpl(wrapper=True); a plain implementation would answer for engines"
                     )
+        self._forget()
+
+    def _forget(self) -> None:
+        """Drop every hook caller and engine handle: the plugins they reach have changed."""
         self._callers.clear()
+        self._handles.clear()
 
     def use_installed(self, name: str, path: Path) -> bool:
         """Point engine ``name`` at a build the agent installed; False if it takes none."""
         if not getattr(self._plugin(name), "takes_installed_build", False):
             return False
         self._installed[name] = Path(path)
+        self._handles.pop(name, None)
         return True
 
     def installed(self, name: str) -> Path | None:
@@ -197,12 +214,25 @@ class Registry:
         :raises EngineUnavailable: unknown, disabled on this node, failed to load, or
             unavailable here (with what to do about it).
         """
-        from enginekit.engine import Engine
-
-        engine = Engine(name, self, self._plugin(name))
+        engine = self._handle(name)
         reason = engine.unavailable()
         if reason:
             raise EngineUnavailable(f"engine {name!r} is unavailable on this node: {reason}")
+        return engine
+
+    def _handle(self, name: str) -> Engine:
+        engine = self._handles.get(name)
+        if engine is None:
+            plugin = self._plugin(name)
+            engine = Engine(
+                name,
+                plugin,
+                lambda hook_name: self._caller(name, hook_name),
+                source=self.source(name),
+                site_policy=self.policy,
+                installed=self._installed.get(name),
+            )
+            self._handles[name] = engine
         return engine
 
     def statuses(self) -> list[EngineStatus]:
@@ -228,9 +258,7 @@ class Registry:
 
     def engine_unavailable_reason(self, name: str) -> str | None:
         """Why a registered engine cannot be offered here, or None."""
-        from enginekit.engine import Engine
-
-        return Engine(name, self, self._plugin(name)).unavailable()
+        return self._handle(name).unavailable()
 
     def _caller(self, name: str, hook_name: str) -> Any:
         """The hook caller that reaches engine ``name`` (and wrappers) but no other engine."""
@@ -238,20 +266,16 @@ class Registry:
         if key not in self._callers:
             others = [p for other, p in self._engines.items() if other != name]
             caller = self.pm.subset_hook_caller(hook_name, remove_plugins=others)
-            # An optional hook nobody implements answers None without a trip through pluggy.
-            self._callers[key] = caller if caller.get_hookimpls() else _no_answer
-        return self._callers[key]
-
-    def constant(self, name: str, hook_name: str, answers: Answers | None = None) -> Any:
-        """The answer of an argument-free hook of engine ``name``, asked once.
-
-        With ``answers``, whatever the hook raises becomes one error naming the engine
-        and the hook (and is asked again next time, not remembered).
-        """
-        key = (name, "=" + hook_name)
-        if key not in self._callers:
-            caller = self._caller(name, hook_name)
-            self._callers[key] = caller() if answers is None else answers.call(hook_name, caller)
+            impls = caller.get_hookimpls()
+            if not impls:
+                # An optional hook nobody implements answers None without a trip through pluggy.
+                self._callers[key] = _no_answer
+            elif len(impls) == 1 and not (impls[0].wrapper or impls[0].hookwrapper or impls[0].kwargnames):
+                # The engine's own implementation alone, no wrapper: call it as pluggy would
+                # (with the arguments it declares), without the machinery wrappers need.
+                self._callers[key] = _direct(impls[0].function, impls[0].argnames)
+            else:
+                self._callers[key] = caller
         return self._callers[key]
 
     def _plugin(self, name: str) -> object:
@@ -298,11 +322,20 @@ class Registry:
         if name in self._engines:
             self.pm.unregister(name=name)
             del self._engines[name]
-        self._callers.clear()
+        self._forget()
 
 
 def _no_answer(**_: Any) -> None:
     return None
+
+
+def _direct(function: Any, argnames: tuple[str, ...]) -> Any:
+    """A call of one hook implementation with the arguments it declares, as pluggy makes it."""
+
+    def call(**kwargs: Any) -> Any:
+        return function(*[kwargs[name] for name in argnames])
+
+    return call
 
 
 def _instantiate(obj: Any, raw: object, name: str, lenient: bool, warnings: list[str]) -> object:
@@ -313,7 +346,8 @@ def _instantiate(obj: Any, raw: object, name: str, lenient: bool, warnings: list
     if config_type is not None:
         config, unknown = structure(raw, config_type, path=f"engines.{name}", lenient=lenient)
         warnings.extend(unknown)
-        return obj(config)
+        engine_class: type[EngineClass] = obj
+        return engine_class(config)
     if raw:
         raise EnginekitError(f"engine {name!r} takes no configuration (engines.{name})")
     return obj() if isinstance(obj, type) else obj

@@ -13,14 +13,14 @@ from typing import Any
 import attrs
 
 from enginekit.convert import unstructure
-from enginekit.model import MAX_GPU_INDEX, MAX_NODES, MAX_THREADS, ShardSpec
+from enginekit.model import MAX_GPU_INDEX, MAX_NODES, MAX_THREADS, ShardSpec, is_mig
 from enginekit.text import UNSAFE_CHARACTERS, describe
 
-# The prefixes are upper case, as nvidia-smi prints them and as every rule that asks
-# "is this a MIG instance?" reads them; the hex digits may be either case.
+# nvidia-smi prints the prefixes upper case; either case is read the same, here and by
+# every rule that asks "is this a MIG instance?" (enginekit.model.is_mig).
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-_MIG = re.compile(rf"MIG-(?:{_UUID}|GPU-{_UUID}/\d{{1,3}}/\d{{1,3}})\Z")
-_GPU = re.compile(rf"GPU-{_UUID}\Z")
+_MIG = re.compile(rf"[Mm][Ii][Gg]-(?:{_UUID}|[Gg][Pp][Uu]-{_UUID}/\d{{1,3}}/\d{{1,3}})\Z")
+_GPU = re.compile(rf"[Gg][Pp][Uu]-{_UUID}\Z")
 _HCA = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*(?::\d{1,3})?\Z")
 _IFNAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,14}\Z")
 _HOSTNAME = re.compile(
@@ -203,7 +203,7 @@ def _devices(spec: ShardSpec) -> Iterator[str]:
             f"gpu_uuids: names {len(uuids)} device(s) but gpu_indices has "
             f"{len(spec.gpu_indices)}; they name the same devices in the same order"
         )
-    migs = [u for u in uuids if u.startswith("MIG-")]
+    migs = [u for u in uuids if is_mig(u)]
     for uuid in uuids:
         if not (_MIG.match(uuid) or _GPU.match(uuid)):
             yield f"gpu_uuids: expected MIG-<uuid> or GPU-<uuid>, got {uuid!r}"

@@ -1,6 +1,6 @@
 """A second distribution claiming an engine name another already provides."""
 
-from enginekit import Command, hookimpl
+from enginekit.plugin import CommandBuilder, hookimpl
 
 
 class OtherEngine:
@@ -9,5 +9,5 @@ class OtherEngine:
         return []
 
     @hookimpl
-    def commands(self):
-        return [Command(path="other")]
+    def commands(self, shard):
+        return [CommandBuilder(shard).command("other", [])]

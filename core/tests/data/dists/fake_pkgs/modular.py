@@ -1,6 +1,6 @@
 """A module plugin: an engine without configuration."""
 
-from enginekit import Command, hookimpl
+from enginekit.plugin import CommandBuilder, hookimpl
 
 
 @hookimpl
@@ -10,4 +10,4 @@ def validate():
 
 @hookimpl
 def commands(shard):
-    return [Command(path="modular", args=(shard.profile.model_path,))]
+    return [CommandBuilder(shard).command("modular", [shard.profile.model_path])]

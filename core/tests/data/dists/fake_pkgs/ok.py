@@ -6,8 +6,7 @@ from typing import ClassVar
 
 import attrs
 
-from enginekit import Command, hookimpl
-from enginekit.ncclenv import placement_env
+from enginekit.plugin import CommandBuilder, EnginePolicy, hookimpl
 
 
 @attrs.frozen(kw_only=True)
@@ -20,22 +19,20 @@ class FakeEngine:
     takes_installed_build: ClassVar[bool] = True
 
     @hookimpl
+    def policy(self):
+        return EnginePolicy(secret_env="FAKE_API_KEY")
+
+    @hookimpl
     def validate(self, profile):
         return [f"profile {profile.name!r}: fake refuses tp 3"] if profile.tp == 3 else []
 
     @hookimpl
     def commands(self, shard, installed):
-        build = placement_env(shard)
-        env = dict(build.env)
-        why = dict(build.why)
-        secret = frozenset()
-        if shard.api_key:
-            env["FAKE_API_KEY"] = shard.api_key
-            why["FAKE_API_KEY"] = "the API key, through the environment only"
-            secret = frozenset({"FAKE_API_KEY"})
+        build = CommandBuilder(shard)
+        build.put_secret("FAKE_API_KEY", shard.api_key, "the API key, through the environment only")
         path = f"{installed}/bin/fake-server" if installed else "fake-server"
         args = (shard.profile.model_path, "--host", shard.host(), "--port", str(shard.http_port))
-        return [Command(path=path, args=args, env=env, why=why, name="fake", secret_env=secret)]
+        return [build.command(path, args, name="fake")]
 
     @hookimpl
     def notes(self, shard):
@@ -54,7 +51,7 @@ class ConfigurableEngine:
 
     @hookimpl
     def commands(self, shard):
-        return [Command(path=self.config.executable, args=(f"--knob={self.config.knob}",))]
+        return [CommandBuilder(shard).command(self.config.executable, [f"--knob={self.config.knob}"])]
 
 
 class OfflineEngine(FakeEngine):

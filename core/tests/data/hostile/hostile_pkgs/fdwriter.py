@@ -2,7 +2,7 @@
 
 import os
 
-from enginekit import Command, hookimpl
+from enginekit.plugin import CommandBuilder, hookimpl
 
 os.write(1, b"fdwriter at import\n")
 
@@ -15,4 +15,4 @@ class FdWriterEngine:
     @hookimpl
     def commands(self, shard):
         os.write(1, b"fdwriter in commands\n")
-        return [Command(path="fdwriter", args=("--port", str(shard.http_port)))]
+        return [CommandBuilder(shard).command("fdwriter", ["--port", str(shard.http_port)])]

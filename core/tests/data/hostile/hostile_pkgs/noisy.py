@@ -1,6 +1,6 @@
 """An engine that prints while it is imported and while it builds: stdout must stay the caller's."""
 
-from enginekit import Command, hookimpl
+from enginekit.plugin import CommandBuilder, hookimpl
 
 print("noisy plugin says hello at import")
 
@@ -14,4 +14,4 @@ class NoisyEngine:
     @hookimpl
     def commands(self, shard):
         print("noisy commands")
-        return [Command(path="noisy", args=("--port", str(shard.http_port)))]
+        return [CommandBuilder(shard).command("noisy", ["--port", str(shard.http_port)])]

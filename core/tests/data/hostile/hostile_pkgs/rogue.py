@@ -1,7 +1,6 @@
 """An engine whose every hook misbehaves on demand: tests set ``MODE[hook]`` to a misbehaviour."""
 
-from enginekit import Command, hookimpl
-from enginekit.ncclenv import placement_env
+from enginekit.plugin import CommandBuilder, EnginePolicy, hookimpl
 
 #: hook name -> what to do instead of answering well; set by the tests, cleared after each.
 MODE = {}
@@ -22,16 +21,18 @@ def _garbage(hook, good):
 
 class RogueEngine:
     @hookimpl
+    def policy(self):
+        return _garbage("policy", lambda: EnginePolicy(secret_env="ROGUE_API_KEY"))
+
+    @hookimpl
     def validate(self, profile):
         return _garbage("validate", list)
 
     @hookimpl
     def commands(self, shard):
         def good():
-            build = placement_env(shard)
-            env = {**build.env, "ROGUE_API_KEY": shard.api_key}
-            secret = frozenset({"ROGUE_API_KEY"}) if shard.api_key else frozenset()
-            return [Command(path="rogue-server", args=("--port", str(shard.http_port)), env=env, secret_env=secret)]
+            build = CommandBuilder(shard).put_secret("ROGUE_API_KEY", shard.api_key)
+            return [build.command("rogue-server", ["--port", str(shard.http_port)])]
 
         return _garbage("commands", good)
 

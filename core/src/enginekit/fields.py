@@ -1,0 +1,104 @@
+"""Shared fields for an engine's config section: its executable, its allowed flags, its release."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from enginekit.text import unsafe_text
+from enginekit.versions import parse_version
+
+#: A program name looked up on ``PATH``: no directory part, nothing a parser reads as a flag.
+_BARE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._+-]{0,254}\Z")
+
+
+def executable_problem(value: object) -> str | None:
+    """Why ``value`` is not an executable enginekit will start, or None when it is one.
+
+    The one rule for every engine: an **absolute path** (``/opt/vllm/bin/vllm``), or a
+    **bare name** (``vllm``) that the supervisor resolves on the ``PATH`` of the
+    environment it launches with, the agent's own (profiles can never set ``PATH``). A
+    relative path would depend on whatever directory the agent runs in, as root.
+    """
+    if not isinstance(value, str) or not value:
+        return "expected a program name or an absolute path"
+    if unsafe_text(value) is not None or value != value.strip():
+        return "expected a program name or an absolute path, without control or invisible characters"
+    if value.startswith("/"):
+        parts = value.split("/")
+        if value.endswith("/") or ".." in parts or "." in parts or "" in parts[1:]:
+            return "expected an absolute path to a program (no '.', '..' or empty parts, no trailing '/')"
+        return None
+    if "/" in value:
+        return (
+            "a relative path depends on the agent's working directory: give an absolute path or a bare name"
+        )
+    if not _BARE_NAME.match(value):
+        return "expected a program name of letters, digits and . _ + - (not starting with '-')"
+    return None
+
+
+def check_executable(_instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    """attrs validator: :func:`executable_problem`."""
+    why = executable_problem(value)
+    if why is not None:
+        raise ValueError(f"{attribute.name} {value!r}: {why}")
+
+
+def executable(default: str) -> Any:
+    """A config field holding a program: ``executable: str = executable("vllm")``."""
+    return attrs.field(default=default, validator=check_executable)
+
+
+def resolve_executable(configured: str, installed: Path | None, relative: str) -> str:
+    """The program to start: ``<installed>/<relative>`` from an installed build, else as configured."""
+    return str(installed / relative) if installed is not None else configured
+
+
+def check_version(*, final_only: bool = False) -> Any:
+    """attrs validator: a release :func:`enginekit.versions.parse_version` reads."""
+
+    def check(_instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        try:
+            parse_version(value, final_only=final_only)  # type: ignore[arg-type]
+        except ValueError as exc:
+            raise ValueError(f"{attribute.name}: {exc}") from None
+
+    return check
+
+
+def version(default: str, *, final_only: bool = False) -> Any:
+    """A config field holding the engine's release: ``version: str = version("0.34.0")``."""
+    return attrs.field(default=default, validator=check_version(final_only=final_only))
+
+
+def check_allow_args(allowable: Collection[str], *, never: Collection[str] = ()) -> Any:
+    """attrs validator for ``allow_args``: only flags the plugin refuses, in canonical spelling.
+
+    :param allowable: The flags a site may allow (the engine's risky flags).
+    :param never: Flags enginekit sets itself or that carry secrets: never allowed.
+    """
+
+    def check(_instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        for flag in value:  # type: ignore[attr-defined]
+            if flag in never:
+                raise ValueError(
+                    f"{attribute.name}: {flag!r} is set by enginekit itself or carries a secret, "
+                    f"and cannot be allowed"
+                )
+            if flag not in allowable:
+                raise ValueError(
+                    f"{attribute.name}: {flag!r} is not a flag this plugin refuses; name flags in "
+                    f"their canonical spelling, one of: {', '.join(sorted(allowable)) or 'none'}"
+                )
+
+    return check
+
+
+def allow_args(allowable: Collection[str], *, never: Collection[str] = ()) -> Any:
+    """A config field listing the risky flags this site allows: ``allow_args = allow_args(RISKY)``."""
+    return attrs.field(default=(), converter=tuple, validator=check_allow_args(allowable, never=never))
