@@ -1,14 +1,31 @@
-"""Helpers for testing engine plugins: import them from a plugin's tests (opt-in, no pytest plugin)."""
+"""``engine_for`` and ``check_engine``: one plugin in a fresh registry, and the one-shard contract check."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
 
+from enginekit.convert import structure
 from enginekit.engine import Engine
 from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
 from enginekit.model import Command, GPUInfo, ShardSpec
 from enginekit.registry import Registry
+
+
+def instantiate(plugin: object, name: str) -> object:
+    """The plugin object for ``plugin``: an instance or module as it is, a class with its default config.
+
+    A class with a ``config_type`` gets that type structured from an empty section, as
+    the registry does for a node config that does not configure the engine; any other
+    class is called without arguments.
+    """
+    if not isinstance(plugin, type):
+        return plugin
+    config_type = getattr(plugin, "config_type", None)
+    if config_type is None:
+        return plugin()
+    config, _ = structure({}, config_type, path=f"engines.{name}")
+    return plugin(config)
 
 
 def engine_for(
