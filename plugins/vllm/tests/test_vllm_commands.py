@@ -9,6 +9,7 @@ import attrs
 import pytest
 from enginekit import Command, GPUInfo
 from enginekit.errors import EngineError, SpecError
+from enginekit.plugin import parse_version
 from enginekit.testing import check_engine, engine_for
 from enginekit_vllm import VllmConfig, VllmEngine
 from enginekit_vllm.launch import build
@@ -256,6 +257,22 @@ def test_mig_shard_is_refused_with_the_reason_for_the_release() -> None:
         old.commands(shard)
 
 
+@pytest.mark.parametrize(
+    "uuid", [MIG_UUID.lower(), "Mig-" + MIG_UUID[4:], "mig-gpu-8932f937-d72c-4106-c12f-20bd9faed9f0/1/0"]
+)
+def test_a_mig_uuid_is_refused_however_it_is_written(uuid: str) -> None:
+    # The spec check reads "mig-" as a MIG instance too: a lower-case UUID once slipped past
+    # the plugin's upper-case test and got a command vLLM cannot run.
+    mig = profile(name="small-mig", tp=1, args=())
+    shard = single(gpu_indices=(1003,), gpu_uuids=(uuid,), profile=mig)
+    engine = engine_for(VllmEngine(), "vllm")
+    assert engine.problems(shard) == [], "the spec itself is valid: only vLLM cannot run it"
+    with pytest.raises(EngineError, match=r"is a MIG instance, and vLLM 0\.34\.0 resolves a UUID"):
+        engine.plan(shard)
+    with pytest.raises(EngineError, match="is a MIG instance"):
+        build(VllmConfig(), shard, None)
+
+
 def test_whole_gpu_uuids_need_0_24() -> None:
     uuids = tuple(f"GPU-8932f937-d72c-4106-c12f-20bd9faed9f{i}" for i in range(8))
     (command,) = engine_for(VllmEngine(), "vllm").commands(single(gpu_uuids=uuids))
@@ -317,7 +334,7 @@ def test_mixed_gpus_are_refused_by_the_common_checks() -> None:
 
 def test_a_release_that_runs_on_mig_would_get_the_instance(monkeypatch: pytest.MonkeyPatch) -> None:
     # The table decides: once a vLLM release is read to work on MIG, its shards render.
-    monkeypatch.setattr("enginekit_vllm.versions.MIG_WORKS_SINCE", (0, 40, 0))
+    monkeypatch.setattr("enginekit_vllm.versions.MIG_WORKS_SINCE", parse_version("0.40.0"))
     mig = profile(name="small-mig", tp=1, args=())
     shard = single(gpu_indices=(1003,), gpu_uuids=(MIG_UUID,), profile=mig)
     (command,) = check_engine(VllmEngine(VllmConfig(version="0.40.0")), shard)

@@ -10,19 +10,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
-from enginekit.errors import EngineError
+from enginekit.plugin import EngineError, node_ip
 from enginekit.testing import engine_for
 from enginekit_vllm import VllmConfig, VllmEngine
-from enginekit_vllm.argpolicy import SYNTAX, arg_problems
-from enginekit_vllm.flags import CODE_KEYS, CODE_LOADING, SECRETS
-from enginekit_vllm.launch import build, node_ip
+from enginekit_vllm.argpolicy import SYNTAX
+from enginekit_vllm.flags import CODE_KEYS, CODE_LOADING, SECRET_VALUES, SECRETS
+from enginekit_vllm.launch import build
 from vllm_specs import profile, single, two_node
 
 GPU_UUIDS = tuple(f"GPU-8932f937-d72c-4106-c12f-20bd9faed9f{i}" for i in range(8))
 
 
 def problems(args: Sequence[str], allowed: Sequence[str] = ()) -> list[str]:
-    return arg_problems("p", list(args), allowed)
+    """What validating a profile named 'p' with ``args`` refuses: the core's checks and the plugin's."""
+    engine = engine_for(VllmEngine(VllmConfig(allow_args=tuple(allowed))), "vllm")
+    return engine.validate(profile(name="p", tp=1, args=tuple(args)))
 
 
 # --- launch: which releases take GPU UUIDs -----------------------------------------------------
@@ -210,13 +212,13 @@ def test_every_refused_flag_has_a_row_with_its_reason_here() -> None:
             for k in keys
             if (f, k) not in {r[:2] for r in CODE_KEY_ROWS}
         )
-        + sorted(set(SECRETS) - {row[0] for row in SECRET_ROWS})
+        + sorted({*SECRETS, *SECRET_VALUES} - {row[0] for row in SECRET_ROWS})
     )
     assert not missing, f"refused flags without a row (and a reason) in this file: {missing}"
 
 
 def test_every_refused_flag_is_a_known_option_so_its_prefixes_are_caught() -> None:
-    for flag in (*CODE_LOADING, *CODE_KEYS, *SECRETS):
+    for flag in (*CODE_LOADING, *CODE_KEYS, *SECRETS, *SECRET_VALUES):
         assert flag in SYNTAX.known, flag
 
 

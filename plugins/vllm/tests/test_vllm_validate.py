@@ -8,6 +8,7 @@ import pytest
 from enginekit import Adapter, GPUInfo, Registry
 from enginekit.convert import structure
 from enginekit.errors import EngineUnavailable, SpecError
+from enginekit.plugin import parse_version
 from enginekit.testing import engine_for
 from enginekit_vllm import VllmConfig, VllmEngine
 from enginekit_vllm.argpolicy import SYNTAX
@@ -260,15 +261,23 @@ def test_single_dash_prefixes_are_unambiguous_only() -> None:
 @pytest.mark.parametrize(
     ("raw", "message"),
     [
-        ({"version": "v0.34.0"}, "engines.vllm: version 'v0.34.0' is not a vLLM release number: expected "
-         "numbers separated by dots, like '0.34.0' (a local suffix such as '+cpu' is allowed)"),
-        ({"version": "0.34.0rc1"}, "engines.vllm: version '0.34.0rc1' is not a vLLM release number"),
+        ({"version": "0.34.x"}, "engines.vllm: version: '0.34.x' is not a release number: expected "
+         "numbers separated by dots, such as '0.34.0'"),
+        # Every fact is keyed by a final release: a pre-release's place among them is a guess.
+        ({"version": "0.34.0rc1"}, "engines.vllm: version: '0.34.0rc1' is a pre-release or "
+         "development build: give the final release the node runs, such as '0.34.0'"),
+        ({"version": "0.35.0.dev7"}, "engines.vllm: version: '0.35.0.dev7' is a pre-release"),
         ({"multinode": "mpi"}, "engines.vllm: multinode 'mpi' is not a way vLLM spans nodes"),
         ({"allow_args": ["--port"]}, "engines.vllm: allow_args: '--port' is set by enginekit itself"),
         ({"allow_args": ["--api-key"]}, "engines.vllm: allow_args: '--api-key' is set by enginekit itself"),
+        ({"allow_args": ["--hf-token"]}, "engines.vllm: allow_args: '--hf-token' is set by enginekit "
+         "itself or carries a secret"),
         ({"allow_args": ["--trust_remote_code"]}, "engines.vllm: allow_args: '--trust_remote_code' is not "
          "a flag this plugin refuses; name flags in their canonical spelling"),
-        ({"executable": ""}, "engines.vllm: executable '': expected a program name or path"),
+        ({"executable": ""}, "engines.vllm: executable '': expected a program name or an absolute path"),
+        ({"executable": "bin/vllm"}, "engines.vllm: executable 'bin/vllm': a relative path depends on the "
+         "agent's working directory"),
+        ({"ray_executable": "-ray"}, "engines.vllm: ray_executable '-ray': expected a program name"),
         ({"verison": "0.34.0"}, "engines.vllm.verison: unknown field"),
     ],
 )  # fmt: skip
@@ -280,17 +289,22 @@ def test_config_errors_are_clear(raw: dict[str, object], message: str) -> None:
 
 def test_config_versions() -> None:
     config, _ = structure({"version": "0.34.0+cpu", "multinode": "ray"}, VllmConfig, path="engines.vllm")
-    assert config.release == (0, 34, 0)
+    assert config.release == parse_version("0.34.0")
+    assert str(config.release) == "0.34.0+cpu", "messages show the release as configured"
     assert config.multinode == "ray"
-    assert VllmConfig(version="0.11").release == (0, 11, 0) < VllmConfig(version="0.11.1").release
+    assert (
+        VllmConfig(version="0.11").release == parse_version("0.11.0") < VllmConfig(version="0.11.1").release
+    )
     assert VllmConfig(version="0.10.1.1").release > VllmConfig(version="0.10.1").release
+    # A post release follows its final release: the final release's facts apply to it.
+    assert VllmConfig(version="0.6.3.post1").release > VllmConfig(version="0.6.3").release
 
 
 def test_a_bad_config_section_makes_the_engine_unavailable_with_the_reason() -> None:
     registry = Registry.from_entry_points(config={"vllm": {"version": "latest"}})
     if "vllm" not in registry.names():
         pytest.skip("enginekit-vllm is not installed (entry points)")
-    with pytest.raises(EngineUnavailable, match=r"version 'latest' is not a vLLM release number"):
+    with pytest.raises(EngineUnavailable, match=r"version: 'latest' is not a release number"):
         registry.engine("vllm")
 
 

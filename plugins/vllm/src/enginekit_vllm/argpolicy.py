@@ -1,22 +1,27 @@
-"""Pass-through arguments read the way vLLM's parser reads them, and the ones the policy refuses."""
+"""Pass-through arguments read the way vLLM's parser reads them, and the values the plugin refuses.
+
+The flags refused whatever their value (enginekit's own, the risky ones, the secrets) are
+declared in the engine's policy and refused by the core; what is left here looks at
+values: JSON keys, connectors, templates, model sources, load formats, token values.
+Every check looks options up in the one :class:`ParsedArgs` the core read.
+"""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator
 
-from enginekit.args import (
+import attrs
+from enginekit.plugin import (
     ArgSyntax,
     OptionUse,
-    code_loading_problems,
-    find_options,
+    ParsedArgs,
     load_format_problem,
-    managed_option_problems,
-    positional_problems,
+    quantization_of,
+    secret_option_problems,
     spelling,
 )
-from enginekit.checks import quantization_of
 
 from enginekit_vllm.flags import (
     CHAT_TEMPLATE,
@@ -31,6 +36,7 @@ from enginekit_vllm.flags import (
     PATH_KEYS,
     REMOTE_LOAD_FORMATS,
     SAFE_LOAD_FORMATS,
+    SECRET_VALUES,
     SECRETS,
 )
 from enginekit_vllm.known import KNOWN_OPTIONS, option_arity, short_aliases
@@ -49,7 +55,8 @@ SYNTAX = ArgSyntax(
     | set(HOST_ACCESS)
     | set(PATH_KEYS)
     | set(MODEL_SOURCES)
-    | set(SECRETS),
+    | set(SECRETS)
+    | set(SECRET_VALUES),
     aliases=short_aliases(),
     underscores=True,
     abbreviations=True,
@@ -63,25 +70,24 @@ _OLD_COMPILATION = "-O"
 
 #: Inline Jinja starts with one of these; a value without them is a path to vLLM.
 _JINJA = ("{{", "{%", "{#")
+#: The flags judged by their value: some values name a host path or another model.
+_VALUE_CHECKED = frozenset({*MODEL_SOURCES, CHAT_TEMPLATE, LOAD_FORMAT})
 
 
 def arg_problems(
-    profile_name: str, args: Sequence[str], allowed: Collection[str], *, model_path: str = ""
+    profile_name: str, args: ParsedArgs, allowed: Collection[str], *, model_path: str = ""
 ) -> list[str]:
-    """Every pass-through argument vLLM must not get, one sentence each.
+    """Every pass-through argument vLLM must not get for its value, one sentence each.
 
+    :param args: The profile's args, read once with :data:`SYNTAX`.
+    :param allowed: The flags the site allows (``engines.vllm.allow_args``).
     :param model_path: The profile's model, which ``--tokenizer`` and its kind may repeat.
     """
-    problems = positional_problems(profile_name, args, SYNTAX, arity=ARITY, engine="vLLM")
-    problems += managed_option_problems(profile_name, args, MANAGED, SYNTAX)
-    problems += code_loading_problems(
-        profile_name, args, {**CODE_LOADING, **HOST_ACCESS}, allowed, SYNTAX, config_key=CONFIG_KEY
-    )
-    problems += _code_key_problems(profile_name, args, allowed)
+    problems = _code_key_problems(profile_name, args, allowed)
     problems += _path_key_problems(profile_name, args, allowed)
     problems += _connector_problems(profile_name, args, allowed)
     problems += _value_problems(profile_name, args, allowed, model_path)
-    problems += _secret_problems(profile_name, args)
+    problems += _secret_value_problems(profile_name, args)
     return problems
 
 
@@ -101,12 +107,11 @@ def chat_template_is_path(value: str) -> bool:
 
 
 def _value_problems(
-    profile_name: str, args: Sequence[str], allowed: Collection[str], model_path: str
+    profile_name: str, args: ParsedArgs, allowed: Collection[str], model_path: str
 ) -> list[str]:
     """Flags refused for some values only: a path where a template or keyword may go, another model."""
     problems = []
-    checked = {*MODEL_SOURCES, CHAT_TEMPLATE, LOAD_FORMAT}
-    for use in find_options(args, checked, SYNTAX):
+    for use in args.find(_VALUE_CHECKED):
         if use.option in allowed or use.value is None:
             continue  # without a value vLLM's parser stops at start: nothing is read
         why = _why_refused(use.option, use.value, model_path)
@@ -134,12 +139,12 @@ def _why_refused(option: str, value: str, model_path: str) -> str | None:
     return f"{MODEL_SOURCES[option]}, not the profile's model_path"
 
 
-def quantization(args: Sequence[str]) -> str:
+def quantization(args: ParsedArgs) -> str:
     """The ``--quantization`` (or ``-q``) the args ask for, as vLLM reads it; "" for none."""
-    return quantization_of(args, SYNTAX)
+    return quantization_of(args)
 
 
-def _code_key_problems(profile_name: str, args: Sequence[str], allowed: Collection[str]) -> list[str]:
+def _code_key_problems(profile_name: str, args: ParsedArgs, allowed: Collection[str]) -> list[str]:
     return [
         f"profile {profile_name!r}: args: {spelling(use.token)!r} ({option}) sets "
         f"{key}, which imports the code it names; refused unless the site "
@@ -151,7 +156,7 @@ def _code_key_problems(profile_name: str, args: Sequence[str], allowed: Collecti
     ]
 
 
-def _path_key_problems(profile_name: str, args: Sequence[str], allowed: Collection[str]) -> list[str]:
+def _path_key_problems(profile_name: str, args: ParsedArgs, allowed: Collection[str]) -> list[str]:
     return [
         f"profile {profile_name!r}: args: {spelling(use.token)!r} ({option}) sets {key}, "
         f'{why}, as root; refused unless the site allows it ({CONFIG_KEY} = ["{option}"])'
@@ -182,7 +187,7 @@ def _refused_as_code(use: OptionUse, option: str) -> bool:
 _STORAGE_CONNECTORS = frozenset({"ExampleConnector", "SharedStorageConnector", "ECExampleConnector"})
 
 
-def _connector_problems(profile_name: str, args: Sequence[str], allowed: Collection[str]) -> list[str]:
+def _connector_problems(profile_name: str, args: ParsedArgs, allowed: Collection[str]) -> list[str]:
     """A KV or encoder-cache connector other than the few that keep to the node and its peers."""
     problems = []
     for use, option in _json_uses(args, CONNECTORS):
@@ -289,16 +294,16 @@ def _expand_numbers(value: str) -> str:
     return "".join(parts)
 
 
-def _json_uses(args: Sequence[str], options: Collection[str]) -> Iterator[tuple[OptionUse, str]]:
+def _json_uses(args: ParsedArgs, options: Collection[str]) -> Iterator[tuple[OptionUse, str]]:
     """Each use of one of the JSON ``options``, with the option it sets.
 
     ``-O`` counts as ``--compilation-config`` too: it was that option's short form
     before ``--optimization-level`` took it over.
     """
-    for use in find_options(args, options, SYNTAX):
+    for use in args.find(options):
         yield use, use.option
     if "--compilation-config" in options:
-        for use in find_options(args, {"--optimization-level"}, SYNTAX):
+        for use in args.find(("--optimization-level",)):
             if spelling(use.token).startswith(_OLD_COMPILATION):
                 yield use, "--compilation-config"
 
@@ -309,7 +314,7 @@ def _sets_key(use: OptionUse, key: str) -> bool:
         # ``--kv-transfer-config.kv_connector_module_path x``; ``+`` appends to a list.
         return _key(head.split(".")[1]) == key
     if head.startswith(_OLD_COMPILATION) and head != _OLD_COMPILATION:
-        # ``-O3``: a level, never a key (as find_options reads it, the value would be "3").
+        # ``-O3``: a level, never a key (as the syntax reads it, the value would be "3").
         return False
     if use.value is None:
         return False
@@ -325,17 +330,16 @@ def _key(name: str) -> str:
     return name.rstrip("+").replace("-", "_")
 
 
-def _secret_problems(profile_name: str, args: Sequence[str]) -> list[str]:
-    # The token is not echoed: it may hold the secret (--api-key=...).
-    return [
-        f"profile {profile_name!r}: args[{use.index}]: {use.option} puts a secret on the "
-        f"command line, which every local user can read; {SECRETS[use.option][1]}"
-        for use in _secret_uses(args)
-    ]
+def _secret_value_problems(profile_name: str, args: ParsedArgs) -> list[str]:
+    """A secret flag given a value; bare, it uses what the node has (the core refuses the rest).
 
-
-def _secret_uses(args: Sequence[str]) -> Iterator[OptionUse]:
-    for use in find_options(args, SECRETS, SYNTAX):
-        always, _ = SECRETS[use.option]
-        if always or use.value is not None:
-            yield use
+    Said in the core's words, for the uses with a value only; the token is never echoed.
+    """
+    valued = {
+        option: uses
+        for option in SECRET_VALUES
+        if (uses := tuple(use for use in args.find((option,)) if use.value is not None))
+    }
+    if not valued:
+        return []
+    return secret_option_problems(profile_name, attrs.evolve(args, uses=valued), SECRET_VALUES)

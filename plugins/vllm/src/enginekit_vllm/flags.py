@@ -203,19 +203,24 @@ REMOTE_LOAD_FORMATS: Mapping[str, str] = {
 }
 LOAD_FORMAT = "--load-format"
 
-#: Flags that carry a secret, mapped to (refused even without a value?, what to do instead).
-#: A command line is readable by every local user; the value is never echoed back.
-SECRETS: Mapping[str, tuple[bool, str]] = {
-    "--api-key": (
-        True,
-        "the key comes from the shard spec's api_key and reaches vLLM only as VLLM_API_KEY",
-    ),
+#: Flags that put a secret on the command line whatever follows them, mapped to what to do
+#: instead: always refused. A command line is readable by every local user; the value is
+#: never echoed back.
+SECRETS: Mapping[str, str] = {
+    "--api-key": "the key comes from the shard spec's api_key and reaches vLLM only as VLLM_API_KEY",
+}
+
+#: Flags that carry a secret only when given a value, mapped to what to do instead: bare,
+#: ``--hf-token`` makes vLLM use the token the node already has.
+SECRET_VALUES: Mapping[str, str] = {
     "--hf-token": (
-        False,
         "give the node the token (HF_TOKEN in the agent's environment, or `hf auth login`); a "
-        "bare --hf-token then uses it",
+        "bare --hf-token then uses it"
     ),
 }
+
+#: What ``allow_args`` may never name: what enginekit sets itself, and every secret flag.
+NEVER_ALLOWED: frozenset[str] = frozenset(MANAGED) | frozenset(SECRETS) | frozenset(SECRET_VALUES)
 
 #: What ``allow_args`` may name: only flags whose risk is the site's to take.
 ALLOWABLE: frozenset[str] = (
@@ -226,3 +231,8 @@ ALLOWABLE: frozenset[str] = (
     | frozenset(MODEL_SOURCES)
     | {CHAT_TEMPLATE, LOAD_FORMAT}
 )
+
+#: The flags refused whatever their value unless ``allow_args`` names them (the engine's
+#: policy hands these to the core); the JSON keys and the values of the other allowable
+#: flags are judged by the plugin's own checks.
+RISKY: Mapping[str, str] = {**CODE_LOADING, **HOST_ACCESS}

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from enginekit import ShardSpec
+from enginekit.plugin import ShardSpec, host_port, node_ip
 
 from enginekit_vllm.config import VllmConfig
-from enginekit_vllm.launch import node_ip
-from enginekit_vllm.versions import GUARDED_PREFIXES, newest_at_or_below, shown
 
 #: Routes vLLM 0.34.0 mounts whatever the model, none under a guarded prefix
 #: (``entrypoints/serve/``: instrumentator, tokenize, sagemaker).
@@ -16,12 +14,12 @@ _OPEN_ROUTES = "/health, /metrics, /version, /load, /ping, /kv_event_sources, /t
 def shard_notes(config: VllmConfig, shard: ShardSpec) -> list[str]:
     """The notes for ``shard``, most important first."""
     notes: list[str] = []
-    where = f"{shard.host()}:{shard.http_port}"
+    where = host_port(shard.host(), shard.http_port)
     if shard.is_leader() and shard.api_key:
-        read = newest_at_or_below(GUARDED_PREFIXES, config.release)
+        facts = config.facts
         notes.append(
-            f"VLLM_API_KEY guards only paths under {', '.join(GUARDED_PREFIXES[read])} (vLLM "
-            f"{shown(read)}); everything else answers whoever reaches {where} without it: "
+            f"VLLM_API_KEY guards only paths under {', '.join(facts.guarded_prefixes)} (vLLM "
+            f"{facts.guarded_read}); everything else answers whoever reaches {where} without it: "
             f"{_OPEN_ROUTES}, and /invocations, which runs inference (SageMaker); a metrics "
             f"scraper needs no key"
         )
@@ -33,7 +31,7 @@ def shard_notes(config: VllmConfig, shard: ShardSpec) -> list[str]:
         )
     if shard.is_multi_node() and config.multinode == "ray":
         notes.append(
-            f"the Ray head at {shard.leader_addr}:{shard.leader_port} takes jobs from whoever "
+            f"the Ray head at {host_port(shard.leader_addr, shard.leader_port)} takes jobs from whoever "
             f"reaches it, and runs them as the engine's user (CVE-2023-48022); vLLM copies the "
             f"server's VLLM_* and NCCL_* variables, the API key included, to every Ray worker, "
             f"over each worker node's own"

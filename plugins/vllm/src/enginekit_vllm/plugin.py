@@ -6,13 +6,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
-from enginekit import Command, GPUInfo, Profile, ShardSpec, hookimpl
+from enginekit.plugin import Command, EnginePolicy, GPUInfo, ParsedArgs, Profile, ShardSpec, hookimpl
 
 from enginekit_vllm.config import VllmConfig
 from enginekit_vllm.launch import build
 from enginekit_vllm.notes import shard_notes
+from enginekit_vllm.policy import engine_policy
 from enginekit_vllm.validation import profile_problems
-from enginekit_vllm.versions import HELP_ALL_SINCE
 
 RAY_COMMANDS = frozenset({"ray-head", "ray-worker"})
 
@@ -26,14 +26,21 @@ class VllmEngine:
     # A frozen config: one shared default instance cannot be mutated through another engine.
     def __init__(self, config: VllmConfig = VllmConfig()) -> None:  # noqa: B008
         self.config = config
+        # A function of the frozen config: built once, answered as often as asked.
+        self._policy = engine_policy(config)
 
     def __repr__(self) -> str:
         return f"VllmEngine({self.config!r})"
 
     @hookimpl
-    def validate(self, profile: Profile, gpus: Sequence[GPUInfo]) -> list[str]:
-        """Pass-through args, quantization floors and removals, multi-node and MIG limits."""
-        return profile_problems(self.config, profile, gpus)
+    def policy(self) -> EnginePolicy:
+        """VLLM_ opened, placement and the key reserved, vLLM's and Ray's risky names denied."""
+        return self._policy
+
+    @hookimpl
+    def validate(self, profile: Profile, gpus: Sequence[GPUInfo], args: ParsedArgs) -> list[str]:
+        """Argument values, quantization floors and removals, multi-node and MIG limits."""
+        return profile_problems(self.config, profile, gpus, args)
 
     @hookimpl
     def commands(self, shard: ShardSpec, installed: Path | None) -> list[Command]:
@@ -65,7 +72,7 @@ class VllmEngine:
         """``vllm serve --help=all`` (plain ``--help`` lists only config groups); ``ray start --help``."""
         if command.name in RAY_COMMANDS:
             args: tuple[str, ...] = ("start", "--help")
-        elif self.config.release >= HELP_ALL_SINCE:
+        elif self.config.facts.help_all:
             args = ("serve", "--help=all")
         else:
             args = ("serve", "--help")

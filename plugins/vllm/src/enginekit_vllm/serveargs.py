@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from enginekit import ShardSpec
+from enginekit.plugin import ShardSpec
 
 
 def parallel(shard: ShardSpec) -> list[str]:

@@ -2,81 +2,54 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
-Version = tuple[int, ...]
+import attrs
+from enginekit.plugin import Version, newest_at_or_below, parse_version
 
 #: The newest release this plugin was checked against: the node config's default.
 NEWEST = "0.34.0"
 
-_RELEASE = re.compile(r"(\d+(?:\.\d+){0,3})(?:\+[A-Za-z0-9.]+)?\Z")
 
-
-def parse_version(text: str) -> Version:
-    """``"0.34.0"`` as ``(0, 34, 0)``, padded to three numbers so ``0.11`` == ``0.11.0``.
-
-    A ``+local`` suffix is accepted and ignored: CPU wheels call themselves ``0.34.0+cpu``.
-
-    :raises ValueError: for anything else (``rc``, ``dev`` and ``post`` releases included):
-        every fact below is keyed by a final release, and guessing where a pre-release
-        falls would pick the wrong flags.
-    """
-    match = _RELEASE.match(text)
-    if match is None:
-        raise ValueError(
-            f"version {text!r} is not a vLLM release number: expected numbers separated by "
-            f"dots, like {NEWEST!r} (a local suffix such as '+cpu' is allowed)"
-        )
-    numbers = tuple(int(part) for part in match.group(1).split("."))
-    return numbers + (0,) * (3 - len(numbers))
-
-
-def shown(version: Version) -> str:
-    """The release number as people write it."""
-    return ".".join(str(part) for part in version)
-
-
-def newest_at_or_below(table: Mapping[Version, object], version: Version) -> Version:
-    """The newest release in ``table`` not after ``version``; the oldest when all are after it."""
-    below = [release for release in table if release <= version]
-    return max(below) if below else min(table)
+def vllm_release(text: str) -> Version:
+    """A final vLLM release: every fact below is keyed by one, and a pre-release's place is a guess."""
+    return parse_version(text, final_only=True)
 
 
 #: ``--nnodes``, ``--node-rank``, ``--master-addr``, ``--master-port``: absent from 0.11.0's
 #: ``engine/arg_utils.py``, present in 0.11.1 (vLLM PR #23691).
-NATIVE_MULTINODE_SINCE: Version = (0, 11, 1)
+NATIVE_MULTINODE_SINCE: Version = vllm_release("0.11.1")
 
 #: 0.23.0's ``Platform.device_id_to_physical_device_id`` calls ``int()`` on every
 #: ``CUDA_VISIBLE_DEVICES`` entry (read in the 0.23.0 wheel); 0.24.0 resolves a non-integer
 #: entry through NVML (club-3090#750 compared 0.22.0, 0.24.0 and 0.25.1; 0.34.0 read).
-UUID_DEVICES_SINCE: Version = (0, 24, 0)
+UUID_DEVICES_SINCE: Version = vllm_release("0.24.0")
 
 #: vLLM release that makes a MIG instance work; None while none does (see ``mig_problem``).
 MIG_WORKS_SINCE: Version | None = None
 
 #: ``vllm serve --help`` lists config groups only; ``--help=all`` lists every flag. The
 #: grouped help exists in 0.11.0 and 0.34.0; older releases list all.
-HELP_ALL_SINCE: Version = (0, 11, 0)
+HELP_ALL_SINCE: Version = vllm_release("0.11.0")
 
 #: The paths the API key guards (``GUARDED_PREFIX``): 0.34.0
 #: ``entrypoints/serve/middleware/authenticate.py``, 0.23.0
 #: ``entrypoints/serve/utils/server_utils.py``, 0.11.0 ``openai/api_server.py`` (``/v1`` only).
 GUARDED_PREFIXES: Mapping[Version, tuple[str, ...]] = {
-    (0, 34, 0): ("/v1", "/v2", "/inference", "/cohere"),
-    (0, 23, 0): ("/v1", "/v2", "/inference"),
-    (0, 11, 0): ("/v1",),
+    vllm_release("0.34.0"): ("/v1", "/v2", "/inference", "/cohere"),
+    vllm_release("0.23.0"): ("/v1", "/v2", "/inference"),
+    vllm_release("0.11.0"): ("/v1",),
 }
 
 #: The compute capability vLLM's CUDA builds need at all ("compute capability 7.5 or
 #: higher", 0.34.0 ``docs/getting_started/installation/gpu.cuda.inc.md``).
-GPU_FLOOR: Mapping[Version, float] = {(0, 34, 0): 7.5}
+GPU_FLOOR: Mapping[Version, float] = {vllm_release("0.34.0"): 7.5}
 
 #: ``get_min_capability()`` of each ``--quantization`` method's config class, which vLLM
 #: checks before loading (``config/vllm.py``). 0.34.0 and 0.23.0: read from the wheels
 #: (``model_executor/layers/quantization/``); 0.11.1: its source at that tag.
 QUANT_FLOORS: Mapping[Version, Mapping[str, float]] = {
-    (0, 34, 0): {
+    vllm_release("0.34.0"): {
         "awq": 7.5, "awq_marlin": 7.5, "auto_awq": 7.5, "fp8": 7.5, "w4afp8": 7.5,
         "fbgemm_fp8": 8.0, "modelopt": 8.0, "modelopt_fp4": 7.5, "modelopt_mxfp8": 8.0,
         "modelopt_mixed": 7.5, "mxfp8": 8.0, "auto_gptq": 6.0, "gptq": 6.0, "gptq_marlin": 6.0,
@@ -84,7 +57,7 @@ QUANT_FLOORS: Mapping[Version, Mapping[str, float]] = {
         "torchao": 7.5, "inc": 6.0, "mxfp4": 8.0, "gpt_oss_mxfp4": 8.0, "humming": 7.5,
         "online": 7.5,
     },
-    (0, 23, 0): {
+    vllm_release("0.23.0"): {
         "awq": 7.5, "awq_marlin": 7.5, "fp8": 7.5, "fbgemm_fp8": 8.0, "fp_quant": 10.0,
         "modelopt": 8.9, "modelopt_fp4": 7.5, "modelopt_mxfp8": 8.0, "modelopt_mixed": 8.9,
         "gguf": 6.0, "auto_gptq": 6.0, "gptq": 6.0, "gptq_marlin": 6.0, "compressed-tensors": 7.0,
@@ -92,7 +65,7 @@ QUANT_FLOORS: Mapping[Version, Mapping[str, float]] = {
         "auto-round": 6.0, "inc": 6.0, "mxfp4": 8.0, "gpt_oss_mxfp4": 8.0, "humming": 7.5,
         "online": 7.5,
     },
-    (0, 11, 1): {
+    vllm_release("0.11.1"): {
         "fp8": 8.0, "awq": 7.5, "awq_marlin": 8.0, "gptq": 6.0, "gptq_marlin": 8.0,
         "bitsandbytes": 7.0, "gguf": 6.0, "modelopt": 8.9, "modelopt_fp4": 8.0, "mxfp4": 8.0,
         "compressed-tensors": 7.0,
@@ -104,17 +77,17 @@ QUANT_FLOORS: Mapping[Version, Mapping[str, float]] = {
 #: of 0.11.1, 0.19.1 and 0.27.1. Between the two the exact release is unknown, and the
 #: method is let through: vLLM refuses it clearly at start-up.
 REMOVED_QUANTIZATIONS: Mapping[str, tuple[Version, Version]] = {
-    "gguf": ((0, 23, 0), (0, 27, 1)),
-    "bitsandbytes": ((0, 27, 1), (0, 34, 0)),
-    "fp_quant": ((0, 23, 0), (0, 34, 0)),
-    "auto-round": ((0, 23, 0), (0, 34, 0)),
-    "cpu_awq": ((0, 19, 1), (0, 23, 0)),
+    "gguf": (vllm_release("0.23.0"), vllm_release("0.27.1")),
+    "bitsandbytes": (vllm_release("0.27.1"), vllm_release("0.34.0")),
+    "fp_quant": (vllm_release("0.23.0"), vllm_release("0.34.0")),
+    "auto-round": (vllm_release("0.23.0"), vllm_release("0.34.0")),
+    "cpu_awq": (vllm_release("0.19.1"), vllm_release("0.23.0")),
     **dict.fromkeys(
         (
             "deepspeedfp", "tpu_int8", "ptpc_fp8", "bitblas", "gptq_marlin_24", "gptq_bitblas",
             "hqq", "ipex", "rtn", "petit_nvfp4",
         ),
-        ((0, 11, 1), (0, 23, 0)),
+        (vllm_release("0.11.1"), vllm_release("0.23.0")),
     ),
 }  # fmt: skip
 
@@ -125,13 +98,63 @@ def mig_problem(version: Version) -> str | None:
         return None
     if version < UUID_DEVICES_SINCE:
         return (
-            f"vLLM {shown(version)} reads every CUDA_VISIBLE_DEVICES entry with int() and stops "
+            f"vLLM {version} reads every CUDA_VISIBLE_DEVICES entry with int() and stops "
             f"at start-up on a MIG-... UUID (ValueError; vllm-project/vllm#6551, #41848)"
         )
     return (
-        f"vLLM {shown(version)} resolves a UUID in CUDA_VISIBLE_DEVICES with NVML and keeps "
+        f"vLLM {version} resolves a UUID in CUDA_VISIBLE_DEVICES with NVML and keeps "
         f"nvmlDeviceGetIndex() of the handle, which for a MIG instance is its index among its "
         f"parent GPU's instances; it then reads compute capability, name and memory of "
         f"whichever whole GPU has that index, or fails when none has, so a MIG shard would "
         f"start only by accident"
+    )
+
+
+@attrs.frozen
+class ReleaseFacts:
+    """What the tables above say about one release, looked up once per config rather than per plan.
+
+    :ivar release: The configured release.
+    :ivar native_multinode: vLLM's own multi-node flags exist (``--nnodes``…).
+    :ivar uuid_devices: ``CUDA_VISIBLE_DEVICES`` may name GPUs by UUID.
+    :ivar help_all: ``vllm serve --help=all`` lists every flag (plain ``--help`` does not).
+    :ivar mig_problem: Why it cannot run on a MIG instance, or None when it can.
+    :ivar guarded_read: The release the API key's guarded prefixes were read from.
+    :ivar guarded_prefixes: The paths the API key guards.
+    :ivar gpu_floor: The compute capability it needs at all, or None when none is known.
+    :ivar quant_read: The release the quantization floors were read from (the nearest).
+    :ivar quant_floors: Each ``--quantization`` method's minimum compute capability.
+    :ivar removed: The methods it no longer has, with the releases that show it.
+    """
+
+    release: Version
+    native_multinode: bool
+    uuid_devices: bool
+    help_all: bool
+    mig_problem: str | None
+    guarded_read: Version
+    guarded_prefixes: tuple[str, ...]
+    gpu_floor: float | None
+    quant_read: Version
+    quant_floors: Mapping[str, float]
+    removed: Mapping[str, tuple[Version, Version]]
+
+
+def facts_for(release: Version) -> ReleaseFacts:
+    """The facts of ``release``: the newest row read at or below it, in each table."""
+    guarded = newest_at_or_below(GUARDED_PREFIXES, release)
+    floor = newest_at_or_below(GPU_FLOOR, release)
+    quant = newest_at_or_below(QUANT_FLOORS, release)
+    return ReleaseFacts(
+        release=release,
+        native_multinode=release >= NATIVE_MULTINODE_SINCE,
+        uuid_devices=release >= UUID_DEVICES_SINCE,
+        help_all=release >= HELP_ALL_SINCE,
+        mig_problem=mig_problem(release),
+        guarded_read=guarded,
+        guarded_prefixes=GUARDED_PREFIXES[guarded],
+        gpu_floor=GPU_FLOOR[floor] if release >= floor else None,
+        quant_read=quant,
+        quant_floors=QUANT_FLOORS[quant],
+        removed={method: seen for method, seen in REMOVED_QUANTIZATIONS.items() if release >= seen[1]},
     )
