@@ -7,7 +7,7 @@ from pathlib import Path
 import attrs
 import pytest
 from enginekit import Adapter, Command, EngineError, Profile, ShardSpec, SpecError
-from enginekit.launcher import launcher_args
+from enginekit.plugin import launcher_args
 from enginekit.testing import check_engine, engine_for
 from enginekit_sglang import SglangConfig, SglangEngine
 
@@ -166,6 +166,10 @@ def test_ipv6_leader_is_bracketed() -> None:
     args = launched(command)
     assert args[args.index("--dist-init-addr") + 1] == "[fd00::17]:20000"
     assert args[args.index("--host") + 1] == "fd00::18"
+    leader = attrs.evolve(spec, rank=0, bind_addr="fd00::17")
+    notes = engine_for(SglangEngine(), "sglang").notes(leader)
+    assert any("the workers connect to [fd00::17]:20000," in n for n in notes)
+    assert any("anyone who can reach [fd00::17]:30000 uses the model" in n for n in notes)
 
 
 def cpu_shard(threads: int = 16) -> ShardSpec:

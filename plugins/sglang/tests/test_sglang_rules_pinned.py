@@ -6,7 +6,7 @@ from typing import Any
 
 import attrs
 import pytest
-from enginekit import EngineError, Profile, ShardSpec
+from enginekit.plugin import EngineError, Profile, ShardSpec
 from enginekit_sglang.build import KEY_ENV, THREADS_ENV, cpu_binding, kv_events_config, server_env
 
 KEY = "sk-7f3c9a1e5b2d4c6a8e0f1a2b3c4d5e6f"
@@ -59,6 +59,7 @@ def test_a_cpu_shard_with_fewer_cores_than_ranks_is_refused_naming_the_shard(
 def test_the_api_key_goes_to_the_launcher_channel_with_its_reason() -> None:
     built = server_env(cpu_shard(tp=1, threads=0, api_key=KEY, gpu_indices=(0,)))
     assert built.env[KEY_ENV] == KEY
+    assert built.secret == {KEY_ENV}, "masked in every plan, and declared in the policy's secret_env"
     assert built.why[KEY_ENV] == (
         "the API key, read and removed from the environment by enginekit's launcher, which "
         "hands it to SGLang as --api-key inside the process: SGLang takes it only as a "

@@ -117,37 +117,25 @@ def test_managed_options_are_refused(args: tuple[str, ...], message: str) -> Non
 
 
 @pytest.mark.parametrize(
-    ("args", "shown", "option", "instead"),
+    ("args", "option", "instead"),
     [
         (
             ("--api-key", "k-123"),
             "--api-key",
-            "--api-key",
             "set the shard's api_key, which enginekit hands over through the environment",
         ),
-        (("--api-key=k-123",), "--api-key", "--api-key", "set the shard's api_key"),
-        (("--api", "k-123"), "--api", "--api-key", "set the shard's api_key"),
-        (
-            ("--admin-api-key", "k-123"),
-            "--admin-api-key",
-            "--admin-api-key",
-            "enginekit has no safe channel for it yet",
-        ),
-        (
-            ("--ssl-keyfile-password=k-123",),
-            "--ssl-keyfile-password",
-            "--ssl-keyfile-password",
-            "unencrypted key file",
-        ),
+        (("--api-key=k-123",), "--api-key", "set the shard's api_key"),
+        (("--api", "k-123"), "--api-key", "set the shard's api_key"),
+        (("--admin-api-key", "k-123"), "--admin-api-key", "enginekit has no safe channel for it yet"),
+        (("--ssl-keyfile-password=k-123",), "--ssl-keyfile-password", "unencrypted key file"),
     ],
 )
-def test_secrets_are_refused_without_echoing_them(
-    args: tuple[str, ...], shown: str, option: str, instead: str
-) -> None:
+def test_secrets_are_refused_without_echoing_them(args: tuple[str, ...], option: str, instead: str) -> None:
+    # The core's sentence names the place and the option it reads as, never the token:
+    # "--api-key=k-123" is the key itself.
     message = only(profile(*args))
     assert message.startswith(
-        f"profile 'p': args: {shown!r} puts a secret ({option}) on the command line, where every "
-        f"local user can read it; "
+        f"profile 'p': args[0]: {option} puts a secret on the command line, which every local user can read; "
     )
     assert instead in message
     assert "k-123" not in message
@@ -312,7 +300,7 @@ def test_every_problem_is_reported_at_once() -> None:
     assert len(found) == 3 + 4
     assert any("--port" in p for p in found)
     assert any("--trust-remote-code" in p for p in found)
-    assert any("puts a secret" in p for p in found)
+    assert any("puts a secret on the command line" in p for p in found)
 
 
 def test_common_checks_still_apply() -> None:
@@ -340,14 +328,21 @@ def test_config_section_is_structured_and_checked() -> None:
         python="/opt/sglang/bin/python", version="0.5.23", allow_args=("--trust-remote-code",)
     )
     assert unknown == []
-    with pytest.raises(SpecError, match="not options this plugin refuses"):
+    with pytest.raises(SpecError, match="'--trust-remote' is not a flag this plugin refuses"):
         structure({"allow_args": ["--trust-remote"]}, SglangConfig, path="engines.sglang")
+    # Flags enginekit sets, or that carry a secret, are never the site's to allow.
+    for flag in ("--port", "--api-key"):
+        with pytest.raises(SpecError, match=f"'{flag}' is set by enginekit itself or carries a secret"):
+            structure({"allow_args": [flag]}, SglangConfig, path="engines.sglang")
     with pytest.raises(SpecError, match=r"engines\.sglang\.pyton: unknown field"):
         structure({"pyton": "python3"}, SglangConfig, path="engines.sglang")
-    with pytest.raises(SpecError, match="version: expected a release"):
+    with pytest.raises(SpecError, match="version: 'latest' is not a release number"):
         structure({"version": "latest"}, SglangConfig, path="engines.sglang")
-    with pytest.raises(SpecError, match="python: expected an interpreter"):
+    # The one executable rule: a bare name looked up on PATH, or an absolute path.
+    with pytest.raises(SpecError, match="python '': expected a program name or an absolute path"):
         structure({"python": ""}, SglangConfig, path="engines.sglang")
+    with pytest.raises(SpecError, match="python 'venv/bin/python': a relative path depends on"):
+        structure({"python": "venv/bin/python"}, SglangConfig, path="engines.sglang")
 
 
 def test_other_version_is_noted() -> None:
@@ -355,6 +350,12 @@ def test_other_version_is_noted() -> None:
     engine = engine_for(SglangEngine(SglangConfig(version="0.5.30")), "sglang")
     assert any("read from SGLang 0.5.23" in n for n in engine.notes(spec))
     assert not any("read from" in n for n in engine_for(SglangEngine(), "sglang").notes(spec))
+    # Compared as releases: a build label or a spelled-out zero is the tables' own release.
+    for same in ("0.5.23+cu128", "0.5.23.0", "v0.5.23"):
+        notes = engine_for(SglangEngine(SglangConfig(version=same)), "sglang").notes(spec)
+        assert not any("read from" in n for n in notes), same
+    older = engine_for(SglangEngine(SglangConfig(version="0.5.4.post2")), "sglang").notes(spec)
+    assert any(n.startswith("engines.sglang.version is 0.5.4.post2, but") for n in older)
 
 
 def test_registry_loads_the_entry_point_with_its_config() -> None:

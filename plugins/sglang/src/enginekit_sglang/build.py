@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import ipaddress
 import json
 
-from enginekit.errors import EngineError
-from enginekit.model import ShardSpec
-from enginekit.ncclenv import EnvBuild, placement_env
+from enginekit.plugin import CommandBuilder, EngineError, ShardSpec, leader_endpoint
 
 #: enginekit's own name for the key: reserved (``ENGINEKIT_*``), so no profile can set
 #: it, and removed from the environment by the launcher before SGLang starts.
 KEY_ENV = "ENGINEKIT_API_KEY"
+#: The cores of each rank of a CPU shard: generated from placement, so reserved.
 THREADS_ENV = "SGLANG_CPU_OMP_THREADS_BIND"
 
 
@@ -47,7 +45,8 @@ def server_args(shard: ShardSpec) -> list[str]:
             "--node-rank",
             str(shard.rank),
             "--dist-init-addr",
-            dist_init_addr(shard),
+            # SGLang's address parser takes an IPv6 leader only in brackets: [fd00::1]:20000.
+            leader_endpoint(shard),
         ]
     if shard.on_cpu():
         args += ["--device", "cpu"]
@@ -62,17 +61,6 @@ def server_args(shard: ShardSpec) -> list[str]:
         str(profile.pipeline_degree),
     ]
     return [*args, *profile.args]
-
-
-def dist_init_addr(shard: ShardSpec) -> str:
-    """``host:port`` of the leader; SGLang requires brackets around an IPv6 address."""
-    host = shard.leader_addr
-    try:
-        if ipaddress.ip_address(host).version == 6:
-            host = f"[{host}]"
-    except ValueError:
-        pass  # a host name
-    return f"{host}:{shard.leader_port}"
 
 
 def kv_events_config(shard: ShardSpec) -> str:
@@ -96,17 +84,18 @@ def kv_events_config(shard: ShardSpec) -> str:
     return json.dumps(config, separators=(",", ":"))
 
 
-def server_env(shard: ShardSpec) -> EnvBuild:
-    """placement_env plus SGLang's own variables, each with its reason."""
-    base = placement_env(shard)
-    env, why = dict(base.env), dict(base.why)
-    if shard.api_key:
-        env[KEY_ENV] = shard.api_key
-        why[KEY_ENV] = (
-            "the API key, read and removed from the environment by enginekit's launcher, which "
-            "hands it to SGLang as --api-key inside the process: SGLang takes it only as a "
-            "flag, and any local user can read a command line"
-        )
+#: Why the key is in the environment: the launcher turns it into SGLang's flag.
+KEY_WHY = (
+    "the API key, read and removed from the environment by enginekit's launcher, which "
+    "hands it to SGLang as --api-key inside the process: SGLang takes it only as a "
+    "flag, and any local user can read a command line"
+)
+
+
+def server_env(shard: ShardSpec) -> CommandBuilder:
+    """The shard's placement variables plus SGLang's own, each with its reason."""
+    build = CommandBuilder(shard)
+    build.put_secret(KEY_ENV, shard.api_key, KEY_WHY)
     if shard.on_cpu() and shard.threads:
         # One group per process on this node, indexed by its local device id: TP x PP
         # ranks over the nodes, which is the profile's per-node width.
@@ -116,13 +105,14 @@ def server_env(shard: ShardSpec) -> EnvBuild:
                 f"shard spec {shard.shard_id or '(unnamed)'}: threads: {shard.threads} reserved "
                 f"core(s) cannot give each of the {ranks} rank(s) on this node a core"
             )
-        env[THREADS_ENV] = cpu_binding(shard.threads, ranks)
-        why[THREADS_ENV] = (
+        build.put(
+            THREADS_ENV,
+            cpu_binding(shard.threads, ranks),
             f"the {shard.threads} cores placement reserved, split between the {ranks} rank(s) on "
             f"this node ('|' between ranks); unset, each rank binds a whole NUMA node. The spec "
-            f"carries a count, not core ids, so the shard takes cores 0-{shard.threads - 1}"
+            f"carries a count, not core ids, so the shard takes cores 0-{shard.threads - 1}",
         )
-    return EnvBuild(env=env, why=why)
+    return build
 
 
 def cpu_binding(threads: int, ranks: int) -> str:

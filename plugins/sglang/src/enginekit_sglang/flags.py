@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enginekit.args import ArgSyntax
+from enginekit.plugin import ArgSyntax
 
 from enginekit_sglang.known import ALL_OPTIONS
 
@@ -152,6 +152,9 @@ HOST_ACCESS: dict[str, str] = {
     ),
 }
 
+#: Every option refused unless ``allow_args`` names it, mapped to what it does.
+RISKY: dict[str, str] = {**CODE_LOADING, **HOST_ACCESS}
+
 #: Options whose value names the repository or directory part of the model is loaded
 #: from: refused unless the value is the profile's model_path itself (which SGLang loads
 #: anyway), or the site allows the option. ``--speculative-draft-model`` is an alias of
@@ -226,7 +229,7 @@ NEIGHBOURS = frozenset(
 )
 
 #: What ``allow_args`` may name: the risks that are the site's to take.
-ALLOWABLE = frozenset(CODE_LOADING) | frozenset(HOST_ACCESS) | VALUE_CHECKED
+ALLOWABLE = frozenset(RISKY) | VALUE_CHECKED
 
 #: Boolean options (``store_true``: SGLang registers every ``bool`` field so), which take
 #: no value. The fields read are those of the option modules named above.

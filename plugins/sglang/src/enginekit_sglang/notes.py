@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enginekit.model import ShardSpec
+from enginekit.plugin import ShardSpec, host_port, leader_endpoint, parse_version
 
 from enginekit_sglang.build import THREADS_ENV
 
@@ -25,7 +25,7 @@ def shard_notes(shard: ShardSpec, version: str, tables_version: str, kv_events: 
         )
     elif shard.is_leader():
         notes.append(
-            f"no API key: anyone who can reach {shard.host()}:{shard.http_port} uses the model "
+            f"no API key: anyone who can reach {host_port(shard.host(), shard.http_port)} uses the model "
             f"directly, past the gateway's authentication"
         )
     if shard.is_multi_node() and not shard.is_leader():
@@ -38,7 +38,7 @@ def shard_notes(shard: ShardSpec, version: str, tables_version: str, kv_events: 
     elif shard.is_multi_node():
         notes.append(
             f"rank 0 serves the API for all {shard.nnodes} nodes; the workers connect to "
-            f"{shard.leader_addr}:{shard.leader_port}, and /health stays 503 until they have"
+            f"{leader_endpoint(shard)}, and /health stays 503 until they have"
         )
     if kv_events:
         notes.append(
@@ -51,7 +51,8 @@ def shard_notes(shard: ShardSpec, version: str, tables_version: str, kv_events: 
             f"CPU shard: {THREADS_ENV} binds cores 0-{shard.threads - 1}, because the spec gives a "
             f"core count, not which cores; two CPU shards on one node would share cores"
         )
-    if version != tables_version:
+    # Compared as releases: '0.5.23+cu128' runs the tables' release, with a build label.
+    if parse_version(version) != parse_version(tables_version):
         notes.append(
             f"engines.sglang.version is {version}, but the flag and quantization tables were read "
             f"from SGLang {tables_version}: compare the help command's output before relying on "

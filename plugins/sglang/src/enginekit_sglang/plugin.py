@@ -6,16 +6,26 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
-from enginekit import Command, GPUInfo, Profile, ShardSpec, hookimpl
-from enginekit.checks import quantization_of
-from enginekit.errors import EngineError
-from enginekit.launcher import launcher_args
+from enginekit.plugin import (
+    Command,
+    EngineError,
+    EnginePolicy,
+    GPUInfo,
+    ParsedArgs,
+    Profile,
+    ShardSpec,
+    hookimpl,
+    launcher_args,
+    quantization_of,
+    resolve_executable,
+)
 
 from enginekit_sglang.build import KEY_ENV, kv_events_config, server_args, server_env
 from enginekit_sglang.config import SglangConfig
 from enginekit_sglang.flags import MODULE, NOT_ON_CUDA, SYNTAX, TABLES_VERSION
 from enginekit_sglang.notes import shard_notes
-from enginekit_sglang.policy import arg_problems, quantization_problems, served_name_problems
+from enginekit_sglang.policy import engine_policy
+from enginekit_sglang.validation import arg_problems, quantization_problems, served_name_problems
 
 #: A config is frozen, so one default instance serves every engine built without one.
 DEFAULT_CONFIG = SglangConfig()
@@ -35,13 +45,24 @@ class SglangEngine:
 
     def __init__(self, config: SglangConfig = DEFAULT_CONFIG) -> None:
         self.config = config
+        # A function of the frozen config: built once, answered as often as asked.
+        self._policy = engine_policy(config.allow_args)
 
     @hookimpl
-    def validate(self, profile: Profile, gpus: Sequence[GPUInfo]) -> list[str]:
-        """SGLang's own rules: pass-through arguments, quantization and its GPU floor, the served name."""
+    def policy(self) -> EnginePolicy:
+        """SGLang's variables and flags: what profiles may set, what enginekit sets, what loads code."""
+        return self._policy
+
+    @hookimpl
+    def validate(self, profile: Profile, gpus: Sequence[GPUInfo], args: ParsedArgs) -> list[str]:
+        """SGLang's own rules: argument values, quantization and its GPU floor, the served name.
+
+        The core has already refused what :meth:`policy` declares (positional tokens,
+        managed, risky and secret options); ``args`` is the profile's args read once.
+        """
         return [
-            *arg_problems(profile, self.config.allow_args),
-            *quantization_problems(profile, gpus),
+            *arg_problems(profile, args, self.config.allow_args),
+            *quantization_problems(profile, gpus, args),
             *served_name_problems(profile),
         ]
 
@@ -56,28 +77,25 @@ class SglangEngine:
         profile = shard.profile
         # The profile's own checks ran before this hook (the core runs validate first);
         # what is left depends on the shard: a method without a CUDA kernel on a GPU shard.
-        method = quantization_of(profile.args, SYNTAX)
+        method = quantization_of(SYNTAX.parse(profile.args))  # remembered from validate: no new scan
         if method in NOT_ON_CUDA and not shard.on_cpu():
             raise EngineError(
                 f"profile {profile.name!r}: args: --quantization {method!r}: {NOT_ON_CUDA[method]}"
             )
         secret = {"--api-key": KEY_ENV} if shard.api_key else None
-        env = server_env(shard)
+        build = server_env(shard)
         return [
-            Command(
-                path=self.interpreter(installed),
-                args=launcher_args(MODULE, server_args(shard), secret_args=secret),
-                env=env.env,
+            build.command(
+                self.interpreter(installed),
+                launcher_args(MODULE, server_args(shard), secret_args=secret),
                 name="sglang" if shard.is_leader() else f"sglang-rank{shard.rank}",
                 wait_for_leader_port=not shard.is_leader(),
-                secret_env=frozenset({KEY_ENV}) if shard.api_key else frozenset(),
-                why=env.why,
             )
         ]
 
     def interpreter(self, installed: Path | None) -> str:
         """The Python that runs SGLang: the installed build's, else the configured one."""
-        return str(installed / "bin" / "python") if installed is not None else self.config.python
+        return resolve_executable(self.config.python, installed, "bin/python")
 
     @hookimpl
     def serves_http(self, shard: ShardSpec) -> bool:

@@ -1,183 +1,67 @@
-"""The checks particular to SGLang: pass-through arguments and quantization, all problems at once."""
+"""What SGLang owns: the variables profiles may set, generated or denied, and how its flags are read."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection
 
-from enginekit.args import (
-    code_loading_problems,
-    find_options,
-    load_format_problem,
-    managed_option_problems,
-    option_values,
-    positional_problems,
-    spelling,
-)
-from enginekit.checks import quantization_of, require_compute_capability
-from enginekit.model import GPUInfo, Profile
+from enginekit.plugin import EnginePolicy, EnvDeny
 
-from enginekit_sglang.flags import (
-    ARITY,
-    CHECKSUM,
-    CODE_LOADING,
-    DEEPEP_CONFIG,
-    EXPERT_LOCATION,
-    HOST_ACCESS,
-    IB_DEVICE,
-    LOAD_FORMAT_OPTIONS,
-    MANAGED,
-    MODEL_SOURCES,
-    NOT_ON_CUDA,
-    QUANTIZATION_CHOICES,
-    QUANTIZATION_FLOORS,
-    REMOTE_LOAD_FORMATS,
-    SAFE_LOAD_FORMATS,
-    SECRETS,
-    SYNTAX,
-    TEMPLATES,
-    VALUE_CHECKED,
-    WEIGHT_CACHE_MODE,
+from enginekit_sglang.build import KEY_ENV, THREADS_ENV
+from enginekit_sglang.flags import ARITY, MANAGED, RISKY, SECRETS, SYNTAX
+
+#: SGLang's tuning namespaces: ``SGL_`` is the older spelling some of its switches
+#: still read (``SGL_ENABLE_JIT_DEEPGEMM``).
+OPEN_ENV = "SGLANG_ SGL_"
+
+#: Variables that wire SGLang's processes together. SGLang reads each of them in place
+#: of what enginekit derives from the shard, so a profile value would move the rendezvous
+#: or open a port placement never reserved:
+#: - ``SGLANG_HOST_IP``: the address SGLang's nodes know each other by;
+#: - ``SGLANG_PORT``, ``SGLANG_GRPC_PORT``: ports it listens on beside the shard's own;
+#: - ``SGLANG_TCP_STORE_PORT``: its rendezvous store's port;
+#: - ``SGLANG_DISTRIBUTED_INIT_METHOD_OVERRIDE``: its distributed init address.
+WIRING = (
+    "SGLANG_HOST_IP SGLANG_PORT SGLANG_TCP_STORE_PORT SGLANG_GRPC_PORT "
+    "SGLANG_DISTRIBUTED_INIT_METHOD_OVERRIDE"
 )
 
-ALLOW_KEY = "engines.sglang.allow_args"
+#: Names SGLang (or what it starts) would misuse, each group with its reason. All are a
+#: floor: a site opens one only through ``allow_unsafe``, with a reason the plan repeats.
+DENIED: tuple[EnvDeny, ...] = (
+    EnvDeny(
+        "SGLang would import a package, load cached objects or write files named by it",
+        names="SGLANG_EXTERNAL_MODEL_PACKAGE SGLANG_EXTERNAL_MM_MODEL_ARCH "
+        "SGLANG_EXTERNAL_MM_PROCESSOR_PACKAGE SGLANG_PLUGINS SGLANG_PLATFORM "
+        "SGLANG_CUTE_AOT_CACHE_DIR SGLANG_CACHE_DIR SGLANG_DG_CACHE_DIR SGLANG_JIT_CACHE_DIR "
+        "SGLANG_EXPOSE_OWN_ENV_VARS SGLANG_ENABLE_REQUEST_HEADER_OVERRIDES "
+        "SGLANG_LOG_REQUEST_HEADERS SGLANG_TORCH_PROFILER_DIR "
+        "SGLANG_EXPERT_DISTRIBUTION_RECORDER_DIR SGLANG_CUDA_COREDUMP_DIR "
+        "SGLANG_ROLE_NAMESPACES_OUT SGLANG_TEST_METRICS_FILE SGLANG_WEIGHT_CACHE_SOCKET_TEMPLATE "
+        "SGLANG_WEIGHT_CACHE_READY_TEMPLATE SGLANG_RUST_BUILD_MODE",
+        # Test-only switches, an integration's endpoints, hierarchical-cache storage
+        # backends, and Mooncake's transfer engine (which SGLang's disaggregation loads).
+        prefixes="SGLANG_TEST_ SGLANG_DSPARK_ SGLANG_HICACHE_ MOONCAKE_",
+    ),
+    EnvDeny(
+        "the model would be fetched from another hub (ModelScope) than the one the operator vetted",
+        names="SGLANG_USE_MODELSCOPE",
+    ),
+)
 
 
-def arg_problems(profile: Profile, allowed: Collection[str]) -> list[str]:
-    """What is wrong with the profile's pass-through arguments, read as SGLang's parser reads them."""
-    name, args = profile.name, profile.args
-    risky = {**CODE_LOADING, **HOST_ACCESS}
-    return [
-        *positional_problems(name, args, SYNTAX, arity=ARITY, engine="SGLang"),
-        *_underscores(name, args),
-        *_secrets(name, args),
-        *managed_option_problems(name, args, MANAGED, SYNTAX),
-        *code_loading_problems(name, args, risky, allowed, SYNTAX, config_key=ALLOW_KEY),
-        *_value_problems(profile, allowed),
-    ]
-
-
-def _value_problems(profile: Profile, allowed: Collection[str]) -> Iterator[str]:
-    """Options refused for some values only: a path where a name may go, another model, a remote loader."""
-    for use in find_options(profile.args, VALUE_CHECKED, SYNTAX):
-        if use.option in allowed or use.value is None:
-            continue  # a bare --model-checksum checks model_path; the others stop SGLang's parser
-        why = _why_refused(use.option, use.value, profile.model_path)
-        if why:
-            yield (
-                f"profile {profile.name!r}: args: {spelling(use.token)!r} ({use.option}) {why}; "
-                f'refused unless the site allows it ({ALLOW_KEY} = ["{use.option}"])'
-            )
-
-
-def _why_refused(option: str, value: str, model_path: str) -> str | None:
-    if option in TEMPLATES:
-        # A built-in template's name has no '/'; anything with one is a host path.
-        return (
-            f"{TEMPLATES[option]} (a value with '/' is a path; built-in names pass)" if "/" in value else None
-        )
-    if option in LOAD_FORMAT_OPTIONS:
-        return load_format_problem(value, SAFE_LOAD_FORMATS, REMOTE_LOAD_FORMATS)
-    if option == CHECKSUM:
-        return "reads the checksums file or repository it names (given alone, it checks model_path)"
-    if option == EXPERT_LOCATION:
-        if value.strip().lower().endswith((".pt", ".json")):
-            return (
-                "reads the expert placement from the host file it names, as root ('trivial' and "
-                "inline JSON pass)"
-            )
-        return None
-    if option == DEEPEP_CONFIG:
-        if _is_json_object(value):
-            return None
-        return "reads the DeepEP config from the host file it names, as root (inline JSON passes)"
-    if option == IB_DEVICE:
-        if not value.strip().lower().endswith(".json"):
-            return None
-        return (
-            "reads the per-GPU device mapping from the host file it names, as root (a value "
-            "ending in .json is a file; device names and inline JSON pass)"
-        )
-    if option == WEIGHT_CACHE_MODE:
-        if value == "off":
-            return None
-        return (
-            "shares the model weights through a Unix socket under /tmp: 'client' loads them "
-            "from whatever process listens there, which any local user can start, and "
-            "'daemon' serves them there ('off' passes)"
-        )
-    if value == model_path:
-        return None
-    return f"{MODEL_SOURCES[option]}, not the profile's model_path"
-
-
-def _is_json_object(value: str) -> bool:
-    """Whether SGLang's JSON reader takes ``value`` as it is, rather than as a file name.
-
-    It uses orjson, which refuses the NaN and Infinity that Python's reader takes; a
-    value either reader refuses is the name of a file to SGLang.
-    """
-
-    def refuse(constant: str) -> object:
-        raise ValueError(constant)
-
-    try:
-        return isinstance(json.loads(value, parse_constant=refuse), dict)
-    except ValueError:
-        return False
-
-
-def _underscores(name: str, args: Sequence[str]) -> Iterator[str]:
-    # SGLang refuses them at parse time, so nothing is bypassed; refusing here says
-    # why in the profile's terms instead of as a crash at launch.
-    for token in args:
-        option = spelling(token)
-        if option.startswith("--") and "_" in option:
-            yield (
-                f"profile {name!r}: args: {option!r}: SGLang does not accept underscores in "
-                f"option names; write {option.replace('_', '-')!r}"
-            )
-
-
-def _secrets(name: str, args: Sequence[str]) -> Iterator[str]:
-    for use in find_options(args, SECRETS, SYNTAX):
-        # Never echo the value: this sentence ends up in logs.
-        given = spelling(use.token)
-        yield (
-            f"profile {name!r}: args: {given!r} puts a secret ({use.option}) on the command "
-            f"line, where every local user can read it; {SECRETS[use.option]}"
-        )
-    for value in option_values(args, "--watermark-config", SYNTAX):
-        if value.lstrip().startswith("{"):
-            yield (
-                f"profile {name!r}: args: --watermark-config given inline puts the watermark key "
-                f"on the command line, where every local user can read it; give the path of a "
-                f"file readable only by the engine's user"
-            )
-
-
-def quantization_problems(profile: Profile, gpus: Sequence[GPUInfo]) -> list[str]:
-    """An unknown method, one the CUDA build lacks, or GPUs below the method's floor."""
-    method = quantization_of(profile.args, SYNTAX)
-    if not method:
-        return []
-    where = f"profile {profile.name!r}: args: --quantization {method!r}"
-    if method not in QUANTIZATION_CHOICES:
-        # argparse would stop the launch with "invalid choice"; say it before placement.
-        return [f"{where} is not a choice SGLang accepts; use one of {', '.join(QUANTIZATION_CHOICES)}"]
-    if gpus and method in NOT_ON_CUDA:
-        return [f"{where}: {NOT_ON_CUDA[method]}"]
-    floor = QUANTIZATION_FLOORS.get(method)
-    if floor is None:
-        return []
-    return require_compute_capability(profile, gpus, floor, f"{method} quantization")
-
-
-def served_name_problems(profile: Profile) -> list[str]:
-    """A served name SGLang's parser would read as an option."""
-    if profile.served_model_name.startswith("-"):
-        return [
-            f"profile {profile.name!r}: served_model_name {profile.served_model_name!r} starts "
-            f"with '-', which SGLang's parser reads as an option; rename it"
-        ]
-    return []
+def engine_policy(allowed: Collection[str]) -> EnginePolicy:
+    """SGLang's policy for a site that allows the risky options ``allowed`` (its ``allow_args``)."""
+    return EnginePolicy(
+        open_env=OPEN_ENV,
+        # The CPU binding is generated from the cores placement reserved.
+        reserved_env=f"{WIRING} {THREADS_ENV}",
+        secret_env=(KEY_ENV,),
+        denied_env=DENIED,
+        syntax=SYNTAX,
+        arity=ARITY,
+        managed_args=MANAGED,
+        risky_args=RISKY,
+        secret_args=SECRETS,
+        allowed_args=allowed,
+        display_name="SGLang",
+    )
