@@ -9,7 +9,7 @@ from enginekit import Command, EngineError
 from enginekit.testing import engine_for
 from enginekit_llamacpp import LlamaCppEngine
 
-#: A CPU-only build of llama.cpp 0c1e57098 (engines.md §3.5), stdout.
+#: A CPU-only build of llama.cpp 0c1e57098, stdout.
 CPU_ONLY = "Available devices:\n  (none)\n"
 #: A CUDA build on two GPUs: the line format of common_print_available_devices.
 TWO_GPUS = (

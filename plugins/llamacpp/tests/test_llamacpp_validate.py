@@ -8,7 +8,7 @@ from enginekit.convert import structure
 from enginekit.testing import engine_for
 from enginekit_llamacpp import LlamaCppConfig, LlamaCppEngine
 from enginekit_llamacpp.flags import MANAGED, RISKY
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 P = "profile 'qwen-q4'"
@@ -121,21 +121,28 @@ def test_managed_flag_messages_name_the_field() -> None:
     ]
 
 
-@pytest.mark.parametrize(
-    "args", [["--api-key", "k"], ["--api-key=k"], ["--api_key", "k"], ["--api-key-file", "/k"]]
-)
-def test_secrets_in_args_are_refused(args: list[str]) -> None:
-    (problem,) = problems(args=tuple(args))
-    assert problem.endswith(
-        "which enginekit manages; secrets never go in args: set the shard spec's api_key, which "
-        "reaches llama-server as LLAMA_API_KEY"
-    )
+@pytest.mark.parametrize("args", [["--api-key", "sk-0123"], ["--api-key=sk-0123"], ["--api_key", "sk-0123"]])
+def test_secrets_in_args_are_refused_without_echoing_them(args: list[str]) -> None:
+    assert problems(args=tuple(args)) == [
+        f"{P}: args[0]: --api-key puts a secret on the command line, which every local user can read; "
+        f"set the shard spec's api_key, which reaches llama-server as LLAMA_API_KEY"
+    ]
+    # Whatever the site allows: a secret flag cannot be opened.
+    assert problems(LlamaCppConfig(allow_args=tuple(RISKY)), args=tuple(args)) == problems(args=tuple(args))
+    assert all("sk-0123" not in p for p in problems(args=tuple(args)))
+
+
+def test_a_key_file_is_managed() -> None:
+    assert problems(args=("--api-key-file", "/k")) == [
+        f"{P}: args: '--api-key-file' sets --api-key-file, which enginekit manages; secrets never go in "
+        f"args: set the shard spec's api_key, which reaches llama-server as LLAMA_API_KEY"
+    ]
 
 
 def test_hf_token_in_args_is_refused() -> None:
     assert problems(args=("-hft", "hf_x")) == [
-        f"{P}: args: '-hft' sets --hf-token, which enginekit manages; secrets never go in args, and a "
-        f"model_path on this node needs no download"
+        f"{P}: args[0]: --hf-token puts a secret on the command line, which every local user can read; "
+        f"a model_path on this node needs no download; drop it"
     ]
 
 
@@ -197,7 +204,7 @@ def test_quantization_flags_that_do_not_apply_to_gguf_are_refused(
     assert problem.startswith(f"{P}: args: {args[0]!r} ({option}) does not apply to GGUF models; {advice}")
 
 
-def test_llama_arg_env_twins_are_refused_by_the_core_policy() -> None:
+def test_llama_arg_env_twins_are_refused_by_the_plugins_policy() -> None:
     assert problems(env={"LLAMA_ARG_RPC": "10.0.0.9:50052", "LLAMA_ARG_STATIC_PATH": "/"}) == [
         f"{P}: env LLAMA_ARG_RPC: denied: llama-server reads every flag from its LLAMA_ARG_ twin, "
         f"bypassing the argument checks",
@@ -205,13 +212,15 @@ def test_llama_arg_env_twins_are_refused_by_the_core_policy() -> None:
         f"twin, bypassing the argument checks",
     ]
     assert problems(env={"LLAMA_API_KEY": "k"}) == [
-        f"{P}: env LLAMA_API_KEY: reserved: derived from the shard spec"
+        f"{P}: env LLAMA_API_KEY: reserved by the engine: generated for the shard, or carries its secret"
     ]
 
 
 def test_every_problem_is_reported_at_once() -> None:
     found = problems(nodes=2, gpus_per_node=1, tp=2, pp=1, args=("--port", "1", "--rpc", "h:1", "-q", "awq"))
-    assert [p.split(": ", 2)[1] for p in found] == ["nodes", "args", "args", "args"]
+    # The core's flag policy first (managed, then risky), then the plugin's own checks.
+    assert [p.split(": ", 2)[1] for p in found] == ["args", "args", "nodes", "args"]
+    assert ["--port" in found[0], "--rpc" in found[1], "'-q'" in found[3]] == [True, True, True]
 
 
 @pytest.mark.parametrize(
@@ -229,6 +238,9 @@ def test_tuning_flags_pass(args: list[str]) -> None:
     assert problems(args=tuple(args)) == []
 
 
+# Each example registers the engine afresh: under a loaded test run that can pass the
+# default 200 ms deadline, which says nothing about the property.
+@settings(deadline=None)
 @given(
     st.lists(
         st.sampled_from([("-c", "8192"), ("-np", "4"), ("--jinja",), ("-to", "60"), ("--no-warmup",)]),
@@ -243,21 +255,41 @@ def test_tuning_args_never_produce_a_problem(options: list[tuple[str, ...]]) -> 
 def test_allow_args_accepts_only_flags_this_plugin_gates() -> None:
     config, _ = structure({"allow_args": ["--rpc", "--path"]}, LlamaCppConfig, path="engines.llamacpp")
     assert config.allow_args == ("--rpc", "--path")
-    with pytest.raises(SpecError) as refused:
-        structure({"allow_args": ["--rcp", "-ag"]}, LlamaCppConfig, path="engines.llamacpp")
-    assert refused.value.problems == (
-        "engines.llamacpp: allow_args: '--rcp', '-ag': not a flag this plugin gates; name each as one of "
-        "--agent, --binary-file, --chat-template-file, --control-vector, "
-        "--control-vector-scaled, --file, --grammar-file, --hf-file-v, --hf-repo-draft, "
-        "--hf-repo-v, --json-schema-file, --log-file, --log-prompts-dir, --lookup-cache-dynamic, "
-        "--lookup-cache-static, --mcp-servers-config, --mcp-servers-json, --media-path, "
-        "--mmproj, --mmproj-url, --model-draft, --model-vocoder, --path, --prio, --prio-batch, "
-        "--prio-batch-draft, --prio-draft, --rpc, "
-        "--slot-save-path, --slots, --ssl-cert-file, --ssl-key-file, --system-prompt-file, "
-        "--tools, --tools-runtime, --ui-config-file, --ui-mcp-proxy, --video-ffmpeg-dir",
-    )
+    # A misspelt or abbreviated name would otherwise allow nothing, silently.
+    for flag in ("--rcp", "-ag"):
+        with pytest.raises(SpecError) as refused:
+            structure({"allow_args": [flag]}, LlamaCppConfig, path="engines.llamacpp")
+        assert refused.value.problems == (
+            f"engines.llamacpp: allow_args: {flag!r} is not a flag this plugin refuses; name flags in "
+            "their canonical spelling, one of: --agent, --binary-file, --chat-template-file, "
+            "--control-vector, --control-vector-scaled, --file, --grammar-file, --hf-file-v, "
+            "--hf-repo-draft, --hf-repo-v, --json-schema-file, --log-file, --log-prompts-dir, "
+            "--lookup-cache-dynamic, --lookup-cache-static, --mcp-servers-config, --mcp-servers-json, "
+            "--media-path, --mmproj, --mmproj-url, --model-draft, --model-vocoder, --path, --prio, "
+            "--prio-batch, --prio-batch-draft, --prio-draft, --rpc, --slot-save-path, --slots, "
+            "--ssl-cert-file, --ssl-key-file, --system-prompt-file, --tools, --tools-runtime, "
+            "--ui-config-file, --ui-mcp-proxy, --video-ffmpeg-dir",
+        )
+    # What enginekit sets, and what carries a secret, no site can allow.
+    for flag in ("--port", "--api-key", "--hf-token", "--cpu-mask"):
+        with pytest.raises(SpecError, match="is set by enginekit itself or carries a secret"):
+            structure({"allow_args": [flag]}, LlamaCppConfig, path="engines.llamacpp")
     with pytest.raises(SpecError, match=r"^engines\.llamacpp\.allow_flags: unknown field$"):
         structure({"allow_flags": ["--rpc"]}, LlamaCppConfig, path="engines.llamacpp")
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ("bin/llama-server", "a relative path depends on the agent's working directory"),
+        ("", "expected a program name or an absolute path"),
+        ("/opt/llama/../bin/llama-server", "expected an absolute path to a program"),
+    ],
+)
+def test_the_executable_follows_the_one_rule(value: str, why: str) -> None:
+    with pytest.raises(SpecError, match=why):
+        structure({"executable": value}, LlamaCppConfig, path="engines.llamacpp")
+    assert LlamaCppConfig(executable="llama-server-cuda").executable == "llama-server-cuda"
 
 
 def test_the_entry_point_structures_the_node_config_section() -> None:

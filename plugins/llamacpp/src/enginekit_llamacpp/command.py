@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from enginekit.errors import EngineError
-from enginekit.model import Command, ShardSpec
-from enginekit.ncclenv import placement_env
+from enginekit.plugin import Command, CommandBuilder, EngineError, ShardSpec
 
 from enginekit_llamacpp.flags import API_KEY_ENV, CUDA_DEVICE
 
@@ -35,16 +33,8 @@ def server_command(shard: ShardSpec, executable: str) -> Command:
         "--no-slots",
         *profile.args,
     ]
-    built = placement_env(shard)
-    env, why = dict(built.env), dict(built.why)
-    secret: frozenset[str] = frozenset()
-    if shard.api_key:
-        env[API_KEY_ENV] = shard.api_key
-        why[API_KEY_ENV] = KEY_WHY
-        secret = frozenset({API_KEY_ENV})
-    return Command(
-        path=executable, args=tuple(args), env=env, name="llama-server", secret_env=secret, why=why
-    )
+    build = CommandBuilder(shard).put_secret(API_KEY_ENV, shard.api_key, KEY_WHY)
+    return build.command(executable, args, name="llama-server")
 
 
 def offload_args(shard: ShardSpec) -> list[str]:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 
-from enginekit.errors import EngineError
-from enginekit.model import Command
+from enginekit.plugin import Command, CommandBuilder, EngineError, ShardSpec
 
 #: ``common_print_available_devices`` (common/arg.cpp) prints this to stdout, then one
 #: line per non-CPU device, ``  CUDA0: NVIDIA H100 80GB HBM3 (81079 MiB, 80520 MiB free)``,
@@ -15,13 +14,16 @@ NONE = "(none)"
 _DEVICE = re.compile(r"  (?P<name>\S+): (?P<description>.*?)(?: \(\d+ MiB, \d+ MiB free\))?\Z")
 
 
-def listing_command(executable: str) -> Command:
+def listing_command(executable: str, shard: ShardSpec | None = None) -> Command:
     """``llama-server --list-devices``: it prints what the build sees and exits, loading no model.
 
-    Run it in the shard's environment (its CUDA_VISIBLE_DEVICES), or it answers for the
-    whole node rather than for the shard.
+    Given the shard, it carries the shard's placement variables (its CUDA_VISIBLE_DEVICES),
+    so it answers for the shard's devices; without one it answers for the whole node.
     """
-    return Command(path=executable, args=("--list-devices",), name="llama-server --list-devices")
+    args, name = ("--list-devices",), "llama-server --list-devices"
+    if shard is None:
+        return Command(path=executable, args=args, name=name)
+    return CommandBuilder(shard).command(executable, args, name=name)
 
 
 def parse_listing(output: str) -> list[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import attrs
-from enginekit.args import ArgSyntax
+from enginekit.plugin import ArgSyntax
 
 #: The program's name in a llama.cpp build (``<build>/bin/llama-server``).
 EXECUTABLE = "llama-server"
@@ -73,7 +73,7 @@ _CORES = (
     "placement decides where a shard's threads run (the shard spec's threads), and pinning them "
     "to cores of its own choosing could put them on cores another shard holds; drop it"
 )
-_KEY = "secrets never go in args: set the shard spec's api_key, which reaches llama-server as LLAMA_API_KEY"
+_KEY = "set the shard spec's api_key, which reaches llama-server as LLAMA_API_KEY"
 _LORA = "list them in the profile's adapters instead"
 
 #: Flags enginekit sets from the spec, mapped to what to do instead. llama-server takes
@@ -84,7 +84,6 @@ MANAGED: dict[str, str] = {
     "--hf-repo": _MODEL,
     "--hf-file": _MODEL,
     "--docker-repo": _MODEL,
-    "--hf-token": "secrets never go in args, and a model_path on this node needs no download",
     "--host": "set the shard spec's bind_addr instead",
     "--port": "set the shard spec's http_port instead",
     "--alias": "set the profile's served_model_name instead",
@@ -117,12 +116,19 @@ MANAGED: dict[str, str] = {
     "--lora-scaled": _LORA,
     "--metrics": "it is always on, for metrics_path; drop it",
     "--api-prefix": "it moves /health and /metrics off the paths the supervisor checks; drop it",
-    "--api-key": _KEY,
-    "--api-key-file": _KEY,
+    # A host file of keys, read as root: the key is the shard spec's, and nothing else.
+    "--api-key-file": "secrets never go in args: " + _KEY,
     # Router mode: llama-server then serves the models of a directory or preset file,
     # starting a server of its own for each, instead of the profile's model_path.
     "--models-dir": _MODEL,
     "--models-preset": _MODEL,
+}
+
+#: Flags whose value is a secret, mapped to what to do instead: any local user can read a
+#: command line, so they are refused whatever the site allows.
+SECRET: dict[str, str] = {
+    "--api-key": _KEY,
+    "--hf-token": "a model_path on this node needs no download; drop it",
 }
 
 #: Built-in model presets (``--gpt-oss-20b-default``, ``--fim-qwen-7b-spec``…): each names
@@ -131,7 +137,7 @@ PRESET_SUFFIXES = ("-default", "-spec")
 PRESET_WHY = "picks a built-in model that llama-server downloads from Hugging Face; " + _MODEL
 
 #: Flags that reach outside the process, mapped to why; refused unless the site's
-#: ``allow_args`` names them. The env twins (LLAMA_ARG_RPC…) are the env policy's.
+#: ``allow_args`` names them. Their env twins (LLAMA_ARG_RPC…) are denied by ``policy``.
 RISKY: dict[str, str] = {
     "--rpc": (
         "sends the model and its computation to remote RPC servers, whose protocol has no "
@@ -193,6 +199,8 @@ PRIORITY_WHY = (
 )
 
 ALLOWABLE = frozenset(RISKY) | PRIORITY
+#: What no site can allow: what enginekit sets, and what carries a secret.
+NEVER_ALLOWED = frozenset(MANAGED) | frozenset(SECRET)
 
 #: Other engines' quantization flags, mapped to what llama-server does instead: a GGUF
 #: file carries its quantization, and llama-server refuses the unknown flag at start.
@@ -254,7 +262,7 @@ class ServerSyntax(ArgSyntax):
 
 
 SYNTAX = ServerSyntax(
-    known=frozenset([*MANAGED, *RISKY, *NOT_GGUF, *PRIORITY]),
+    known=frozenset([*MANAGED, *RISKY, *SECRET, *NOT_GGUF, *PRIORITY]),
     aliases=ALIASES,
     underscores=True,
     abbreviations=False,
@@ -272,7 +280,7 @@ def _is_number(token: str) -> bool:
 #: Values each option takes, for the positional check: the tables' options take one, but
 #: for the flags among them, and those whose handler was not read (left to take any).
 ARITY: dict[str, int | None] = {
-    **dict.fromkeys([*MANAGED, *RISKY, *NOT_GGUF, *_ONE_VALUE], 1),
+    **dict.fromkeys([*MANAGED, *RISKY, *SECRET, *NOT_GGUF, *_ONE_VALUE], 1),
     **dict.fromkeys(_FLAGS, 0),
     **dict.fromkeys(["--agent", "--ui-mcp-proxy", "--tools"], None),
 }

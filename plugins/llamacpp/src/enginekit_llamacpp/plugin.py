@@ -6,13 +6,22 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
-from enginekit import hookimpl
-from enginekit.model import Command, GPUInfo, Profile, ShardSpec
+from enginekit.plugin import (
+    Command,
+    EnginePolicy,
+    GPUInfo,
+    ParsedArgs,
+    Profile,
+    ShardSpec,
+    hookimpl,
+    resolve_executable,
+)
 
 from enginekit_llamacpp.command import server_command
 from enginekit_llamacpp.config import LlamaCppConfig
 from enginekit_llamacpp.devices import listing_command, parse_listing
 from enginekit_llamacpp.flags import API_KEY_ENV, EXECUTABLE
+from enginekit_llamacpp.policy import engine_policy
 from enginekit_llamacpp.validation import profile_problems
 
 HEALTH_PATH = "/health"
@@ -33,16 +42,22 @@ class LlamaCppEngine:
 
     def __init__(self, config: LlamaCppConfig = DEFAULT_CONFIG) -> None:
         self.config = config
+        self._policy = engine_policy(config.allow_args)
 
     def executable(self, installed: Path | None) -> str:
         """The llama-server to run: the installed build's, or the configured one."""
-        return str(installed / "bin" / EXECUTABLE) if installed is not None else self.config.executable
+        return resolve_executable(self.config.executable, installed, f"bin/{EXECUTABLE}")
 
     @hookimpl
-    def validate(self, profile: Profile, gpus: Sequence[GPUInfo]) -> list[str]:
-        """Single node, no pipeline parallelism, GGUF-only flags, and the pass-through policy."""
+    def policy(self) -> EnginePolicy:
+        """``GGML_`` open, ``LLAMA_ARG_*`` and the backend library denied, the key reserved, the flags."""
+        return self._policy
+
+    @hookimpl
+    def validate(self, profile: Profile, gpus: Sequence[GPUInfo], args: ParsedArgs) -> list[str]:
+        """Single node, no pipeline parallelism, GGUF-only flags, presets and thread priorities."""
         del gpus  # llama.cpp runs on any card its build supports; nothing to check here
-        return profile_problems(profile, self.config.allow_args)
+        return profile_problems(profile, args, self.config.allow_args)
 
     @hookimpl
     def commands(self, shard: ShardSpec, installed: Path | None) -> list[Command]:
@@ -92,9 +107,9 @@ class LlamaCppEngine:
         return notes
 
     @hookimpl
-    def device_listing(self, installed: Path | None) -> Command:
-        """``llama-server --list-devices``; the registry adds the shard's placement variables."""
-        return listing_command(self.executable(installed))
+    def device_listing(self, shard: ShardSpec | None, installed: Path | None) -> Command:
+        """``llama-server --list-devices``, with the shard's placement variables when given one."""
+        return listing_command(self.executable(installed), shard)
 
     @hookimpl
     def parse_devices(self, output: str) -> list[str]:

@@ -1,54 +1,43 @@
-"""The profile checks particular to llama-server, every problem at once."""
+"""The profile checks particular to llama-server, every problem at once.
+
+The core refuses what :mod:`enginekit_llamacpp.policy` declares (positional words, flags
+enginekit manages, risky flags the site has not allowed, secrets) before these run: what
+is left here is the profile's shape and the flags refused for their value or their name.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterator
 
-from enginekit.args import (
-    code_loading_problems,
-    find_options,
-    managed_option_problems,
-    positional_problems,
-    spelling,
-)
-from enginekit.model import Profile
+from enginekit.plugin import OptionUse, ParsedArgs, Profile, spelling
 
 from enginekit_llamacpp.flags import (
-    ARITY,
     CONFIG_KEY,
-    MANAGED,
     NOT_GGUF,
     PRESET_SUFFIXES,
     PRESET_WHY,
     PRIORITY,
     PRIORITY_WHY,
-    RISKY,
     SAFE_PRIORITIES,
-    SYNTAX,
 )
 
 
-def profile_problems(profile: Profile, allowed: Collection[str]) -> list[str]:
+def profile_problems(profile: Profile, args: ParsedArgs, allowed: Collection[str]) -> list[str]:
     """What stops ``profile`` from running on llama-server; ``allowed`` is the site's allow_args."""
     where = f"profile {profile.name!r}"
     problems = [f"{where}: {p}" for p in _shape(profile)]
-    problems += positional_problems(profile.name, profile.args, SYNTAX, arity=ARITY, engine="llama-server")
-    problems += managed_option_problems(profile.name, profile.args, MANAGED, SYNTAX)
-    problems += [f"{where}: args: {spelling(token)!r} {PRESET_WHY}" for token in _presets(profile)]
-    problems += code_loading_problems(
-        profile.name, profile.args, RISKY, allowed, SYNTAX, config_key=CONFIG_KEY
-    )
+    problems += [f"{where}: args: {spelling(use.token)!r} {PRESET_WHY}" for use in _presets(args)]
     problems += [
         f"{where}: args: {spelling(use.token)!r} ({use.option}) {PRIORITY_WHY}; refused unless the "
         f'site allows it ({CONFIG_KEY} = ["{use.option}"])'
-        for use in find_options(profile.args, PRIORITY, SYNTAX)
+        for use in args.find(PRIORITY)
         if use.option not in allowed and use.value is not None and _stoi(use.value) not in SAFE_PRIORITIES
     ]
     problems += [
         f"{where}: args: {spelling(use.token)!r} ({use.option}) does not apply to GGUF models; "
         f"{NOT_GGUF[use.option]}"
-        for use in find_options(profile.args, NOT_GGUF, SYNTAX)
+        for use in args.find(NOT_GGUF)
     ]
     return problems
 
@@ -67,12 +56,10 @@ def _stoi(value: str) -> int | None:
     return int(match[1]) if match else None
 
 
-def _presets(profile: Profile) -> Iterator[str]:
+def _presets(args: ParsedArgs) -> list[OptionUse]:
     # llama-server matches names exactly, so a preset is any long flag with its suffix.
-    for token in profile.args:
-        option = SYNTAX.normalise(token)
-        if option and option.startswith("--") and option.endswith(PRESET_SUFFIXES):
-            yield token
+    presets = [option for option in args.uses if option.startswith("--") and option.endswith(PRESET_SUFFIXES)]
+    return args.find(presets)
 
 
 def _shape(profile: Profile) -> Iterator[str]:

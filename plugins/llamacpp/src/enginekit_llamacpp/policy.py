@@ -1,0 +1,44 @@
+"""What llama-server owns, declared once per config: its variables and how its flags are read."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from enginekit.plugin import EnginePolicy, EnvDeny
+
+from enginekit_llamacpp.flags import API_KEY_ENV, ARITY, EXECUTABLE, MANAGED, RISKY, SECRET, SYNTAX
+
+#: ggml's tuning namespace (``GGML_CUDA_FORCE_MMQ``, ``GGML_CUDA_NO_PINNED``…). llama.cpp's
+#: own ``LLAMA_`` names stay closed: ``LLAMA_ARG_*`` sets flags, ``LLAMA_CACHE`` picks
+#: where downloads land.
+OPEN_ENV = ("GGML_",)
+#: ggml-vulkan's device list: Vulkan ignores CUDA_VISIBLE_DEVICES, so this is the shard's
+#: GPUs for a Vulkan build, and any other value reaches a card another shard holds.
+RESERVED_ENV = frozenset({"GGML_VK_VISIBLE_DEVICES"})
+DENIED_ENV = (
+    # GGML_ is open, and a site's ``allow`` could open a _PATH name the suffix rule refuses.
+    EnvDeny("ggml would load the out-of-tree backend library named by it", "GGML_BACKEND_PATH"),
+    # common/arg.cpp gives nearly every flag a LLAMA_ARG_ twin, read whenever the flag is
+    # not on the command line: --rpc, --model, --api-key-file… without the argument checks.
+    EnvDeny(
+        "llama-server reads every flag from its LLAMA_ARG_ twin, bypassing the argument checks",
+        prefixes="LLAMA_ARG_",
+    ),
+)
+
+
+def engine_policy(allowed: Collection[str]) -> EnginePolicy:
+    """llama-server's policy, with the flags the site allows (``[engines.llamacpp] allow_args``)."""
+    return EnginePolicy(
+        open_env=OPEN_ENV,
+        reserved_env=RESERVED_ENV,
+        secret_env={API_KEY_ENV},
+        denied_env=DENIED_ENV,
+        syntax=SYNTAX,
+        arity=ARITY,
+        managed_args=MANAGED,
+        risky_args=RISKY,
+        secret_args=SECRET,
+        allowed_args=allowed,
+        display_name=EXECUTABLE,
+    )
