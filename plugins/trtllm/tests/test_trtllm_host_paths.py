@@ -13,7 +13,7 @@ from enginekit_trtllm import TrtllmConfig, TrtllmEngine
 from enginekit_trtllm.validation import chat_template_is_path
 
 MODEL = "/models/llama-3.1-8b"
-ALLOW = 'refused unless the site allows it ([engines.trtllm] allow_args = ["{}"])'
+ALLOW = 'refused unless the site allows it (engines.trtllm.allow_args = ["{}"])'
 TEMPLATE_WHY = (
     "reads the chat template from the host path it names, as root (a value is a path when it has "
     "a '/' before its first '{{', '{%' or '{#', or anywhere when it has none; inline templates pass)"

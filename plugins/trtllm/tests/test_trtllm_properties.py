@@ -6,9 +6,10 @@ import json
 
 from enginekit.errors import EnginekitError
 from enginekit.model import Adapter, Profile, ShardSpec
+from enginekit.plugin import parse_version
 from enginekit.testing import engine_for
 from enginekit_trtllm import TrtllmConfig, TrtllmEngine
-from enginekit_trtllm.config import at_least, version_key
+from enginekit_trtllm.config import has_served_name
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -104,8 +105,9 @@ def test_a_typed_error_or_a_sound_command(spec: ShardSpec, allow: bool, version:
 
 @given(st.sampled_from(["1.2.1", "1.3.0rc6", "1.3.0rc7", "1.3.0", "1.3.0.post1", "1.4.0rc4", "1.4", "2"]))
 def test_version_order(version: str) -> None:
+    # The core's one release parser orders TensorRT-LLM's pre-releases as PEP 440 does.
     order = ["1.2.1", "1.3.0rc6", "1.3.0rc7", "1.3.0", "1.3.0.post1", "1.4.0rc4", "1.4", "2"]
     for other in order:
-        assert (version_key(version) < version_key(other)) == (order.index(version) < order.index(other))
-    assert at_least(version, "1.3.0rc7") == (order.index(version) >= 2)
-    assert version_key("1.3.0.dev5") < version_key("1.3.0") == version_key("1.3")
+        assert (parse_version(version) < parse_version(other)) == (order.index(version) < order.index(other))
+    assert has_served_name(TrtllmConfig(version=version)) == (order.index(version) >= 2)
+    assert parse_version("1.3.0.dev5") < parse_version("1.3.0") == parse_version("1.3")

@@ -27,7 +27,7 @@ TEMPLATE_REFUSED = (
     "profile 'p': args: '--chat_template' (--chat_template) reads the chat template from the host "
     "path it names, as root (a value is a path when it has a '/' before its first '{{', '{%' or "
     "'{#', or anywhere when it has none; inline templates pass); refused unless the site allows it "
-    '([engines.trtllm] allow_args = ["--chat_template"])'
+    '(engines.trtllm.allow_args = ["--chat_template"])'
 )
 
 

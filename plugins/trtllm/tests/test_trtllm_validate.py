@@ -168,25 +168,32 @@ def test_managed_flags_refused(args: tuple[str, ...], option: str, instead: str)
 def test_risky_options_refused_unless_allowed(args: tuple[str, ...], option: str, why: str) -> None:
     assert validate(profile(args=args)) == [
         f"profile 'p': args: {args[0].split('=')[0]!r} ({option}) {why}; refused unless the site allows it "
-        f'([engines.trtllm] allow_args = ["{option}"])'
+        f'(engines.trtllm.allow_args = ["{option}"])'
     ]
     assert validate(profile(args=args), allow_args=(option,)) == []
 
 
-def test_secrets_in_args_refused_without_echoing_them() -> None:
-    problems = validate(profile(args=("--api_key=s3cr3t-value",)))
+@pytest.mark.parametrize(
+    "args", [("--api_key=s3cr3t-value",), ("--api-key", "s3cr3t-value"), ("--apikey", "s3cr3t-value")]
+)
+def test_secrets_in_args_refused_without_echoing_them(args: tuple[str, ...]) -> None:
+    problems = validate(profile(args=args))
+    option = args[0].split("=")[0]
     assert problems == [
-        "profile 'p': args: '--api_key': secrets are not allowed in args, where any local user can read "
-        "them, and trtllm-serve has no API key option"
+        f"profile 'p': args[0]: {option} puts a secret on the command line, which every local user can "
+        "read; trtllm-serve has no API key option, and enginekit takes the key from the shard spec's "
+        "api_key only; drop it"
     ]
     assert "s3cr3t" not in problems[0]
+    # Whatever the site allows: a secret option cannot be opened.
+    assert validate(profile(args=args), allow_args=("--trust_remote_code",)) == problems
 
 
 def test_unknown_options_refused_with_a_hint() -> None:
     assert validate(profile(args=("--quantization", "fp8"))) == [
         "profile 'p': args: '--quantization' is not an option of trtllm-serve serve (CLI reference "
         "@9e7f85f6); trtllm-serve has none: the checkpoint's own quantization config decides, or if your "
-        "release has it, add it to [engines.trtllm] allow_args"
+        "release has it, add it to engines.trtllm.allow_args"
     ]
     # Click matches exactly: a dash spelling or a prefix is an error at start-up, found here first.
     for token in ("--tp-size", "--trust_remote", "-h"):
@@ -198,7 +205,7 @@ def test_unknown_options_refused_with_a_hint() -> None:
 def test_an_unknown_option_without_a_hint_is_told_to_go() -> None:
     assert validate(profile(args=("--num_serve_frontends", "2"))) == [
         "profile 'p': args: '--num_serve_frontends' is not an option of trtllm-serve serve (CLI "
-        "reference @9e7f85f6); remove it, or if your release has it, add it to [engines.trtllm] allow_args"
+        "reference @9e7f85f6); remove it, or if your release has it, add it to engines.trtllm.allow_args"
     ]
 
 
@@ -294,11 +301,30 @@ def test_plan_refuses_with_every_problem() -> None:
 @pytest.mark.parametrize(
     ("section", "message"),
     [
-        ({"python": "python3"}, "python: expected the interpreter's absolute path, got 'python3'"),
+        (
+            {"python": "venv/bin/python"},
+            "python 'venv/bin/python': a relative path depends on the agent's working directory",
+        ),
+        ({"python": " "}, "python ' ': expected a program name or an absolute path"),
         ({"backend": "vllm"}, "backend: expected one of pytorch, tensorrt, _autodeploy, got 'vllm'"),
-        ({"version": "latest"}, "version: expected a release such as '1.4.0rc4', got 'latest'"),
-        ({"allow_args": ["--host"]}, "allow_args: --host is set by enginekit and cannot be allowed"),
-        ({"allow_args": ["trust_remote_code"]}, "allow_args: expected long options"),
+        ({"version": "latest"}, "'latest' is not a release number"),
+        (
+            {"allow_args": ["--host"]},
+            "allow_args: '--host' is set by enginekit itself or carries a secret, and cannot be allowed",
+        ),
+        (
+            {"allow_args": ["--api_key"]},
+            "allow_args: '--api_key' is set by enginekit itself or carries a secret, and cannot be allowed",
+        ),
+        (
+            {"allow_args": ["trust_remote_code"]},
+            "allow_args: 'trust_remote_code' is not a flag this plugin refuses",
+        ),
+        # Every profile may use it already: naming it allows nothing, so it is a mistake.
+        (
+            {"allow_args": ["--max_batch_size"]},
+            "allow_args: '--max_batch_size' is not a flag this plugin refuses",
+        ),
         ({"max_lora_rank": 0}, "max_lora_rank: expected a positive rank, got 0"),
         ({"lora_target_modules": []}, "lora_target_modules: expected TensorRT-LLM module names"),
         ({"pyhton": "/x"}, "engines.trtllm.pyhton: unknown field"),
@@ -312,12 +338,28 @@ def test_bad_config_sections_fail_to_load(section: dict[str, object], message: s
     assert message in row.detail
 
 
+def test_the_interpreter_follows_the_one_executable_rule() -> None:
+    # A bare name is found on the agent's PATH at launch, as every engine's program is.
+    registry = Registry.from_entry_points(config={"trtllm": {"python": "python3"}})
+    [row] = [r for r in registry.statuses() if r.name == "trtllm"]
+    assert row.status == "ok"
+    # Empty (the default) is no interpreter: this node does not offer TensorRT-LLM.
+    assert TrtllmConfig().python == ""
+    [row] = [r for r in Registry.from_entry_points().statuses() if r.name == "trtllm"]
+    assert row.status == "unavailable"
+
+
+def test_allow_args_takes_refused_options_and_options_of_newer_releases() -> None:
+    config = TrtllmConfig(allow_args=("--trust_remote_code", "--chat_template", "--num_serve_frontends"))
+    assert config.allow_args == ("--trust_remote_code", "--chat_template", "--num_serve_frontends")
+
+
 def test_request_chat_templates_are_refused_unless_allowed() -> None:
     why = "renders the Jinja chat templates API clients send"
     for token in ("--allow_request_chat_template", "--allow_request_chat_template=true"):
         assert validate(profile(args=(token,))) == [
             f"profile 'p': args: '--allow_request_chat_template' (--allow_request_chat_template) {why}; "
-            'refused unless the site allows it ([engines.trtllm] allow_args = ["--allow_request_chat_template"])'
+            'refused unless the site allows it (engines.trtllm.allow_args = ["--allow_request_chat_template"])'
         ]
     allowed = ("--allow_request_chat_template",)
     assert validate(profile(args=allowed), allow_args=allowed) == []

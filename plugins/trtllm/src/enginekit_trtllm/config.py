@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import attrs
+from enginekit import plugin as ek
+from enginekit.plugin import check_executable, parse_version
 
-from enginekit_trtllm.flags import MANAGED
+from enginekit_trtllm.flags import ALLOWABLE, NEVER_ALLOWED, SERVED_NAME_SINCE
 
 #: The newest release whose documentation this plugin was checked against.
 DEFAULT_VERSION = "1.4.0rc4"
@@ -27,58 +28,19 @@ DEFAULT_LORA_TARGET_MODULES = (
     "mlp_gate",
 )
 
-_VERSION = re.compile(r"(\d+(?:\.\d+)*)(?:(a|b|rc)(\d+))?(?:\.post(\d+))?(?:\.dev(\d+))?(?:\+[\w.]+)?\Z")
 _MODULE_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
-def version_key(text: str) -> tuple[Any, ...]:
-    """A sort key for a PEP 440 release string such as ``1.3.0rc7``.
-
-    :raises ValueError: when ``text`` is not a release number.
-    """
-    match = _VERSION.match(text)
-    if not match:
-        raise ValueError(f"expected a release such as {DEFAULT_VERSION!r}, got {text!r}")
-    release = [int(part) for part in match[1].split(".")]
-    while len(release) > 1 and release[-1] == 0:
-        release.pop()
-    # A final release sorts after its pre-releases, and a .dev build before both.
-    pre = ({"a": 0, "b": 1, "rc": 2}[match[2]], int(match[3])) if match[2] else (3, 0)
-    post = int(match[4]) if match[4] else -1
-    dev = int(match[5]) if match[5] else float("inf")
-    return (tuple(release), pre, post, dev)
-
-
-def at_least(version: str, since: str) -> bool:
-    """Whether release ``version`` is ``since`` or newer."""
-    return version_key(version) >= version_key(since)
-
-
-def _check_python(_: object, attribute: attrs.Attribute[str], value: str) -> None:
-    if value and (not value.startswith("/") or value.endswith("/") or _CONTROL.search(value)):
-        # A bare name would be looked up on the supervisor's PATH, as root.
-        raise ValueError(f"python: expected the interpreter's absolute path, got {value!r}")
+def _check_python(instance: object, attribute: attrs.Attribute[str], value: str) -> None:
+    # Empty is the default, and means this node does not offer TensorRT-LLM (the agent does
+    # not install it): ``unavailable`` says how to name one. Anything else is a program.
+    if value != "":
+        check_executable(instance, attribute, value)
 
 
 def _check_backend(_: object, attribute: attrs.Attribute[str], value: str) -> None:
     if value not in BACKENDS:
         raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {value!r}")
-
-
-def _check_version(_: object, attribute: attrs.Attribute[str], value: str) -> None:
-    try:
-        version_key(value)
-    except ValueError as exc:
-        raise ValueError(f"version: {exc}") from None
-
-
-def _check_allow_args(_: object, attribute: attrs.Attribute[tuple[str, ...]], value: tuple[str, ...]) -> None:
-    for flag in value:
-        if not flag.startswith("--") or "=" in flag:
-            raise ValueError(f"allow_args: expected long options such as '--trust_remote_code', got {flag!r}")
-        if flag in MANAGED:
-            raise ValueError(f"allow_args: {flag} is set by enginekit and cannot be allowed")
 
 
 def _check_modules(_: object, attribute: attrs.Attribute[tuple[str, ...]], value: tuple[str, ...]) -> None:
@@ -101,13 +63,14 @@ class TrtllmConfig:
     allow_args = ["--trust_remote_code"]      # code-loading options the site accepts
     """
 
-    #: The interpreter TensorRT-LLM is installed in; empty means this node does not offer it.
+    #: The interpreter TensorRT-LLM is installed in (an absolute path, or a name the agent
+    #: finds on its PATH); empty means this node does not offer it.
     python: str = attrs.field(default="", validator=_check_python)
     backend: str = attrs.field(default="pytorch", validator=_check_backend)
     #: Decides the flags only some releases have (``--served_model_name``).
-    version: str = attrs.field(default=DEFAULT_VERSION, validator=_check_version)
+    version: str = ek.version(DEFAULT_VERSION)
     #: Risky or unlisted options the site accepts in profiles' args, canonical spelling.
-    allow_args: tuple[str, ...] = attrs.field(default=(), validator=_check_allow_args)
+    allow_args: tuple[str, ...] = ek.allow_args(ALLOWABLE, never=NEVER_ALLOWED)
     #: trtllm-serve has no authentication: without this a shard with an API key is refused.
     allow_unauthenticated: bool = False
     #: Serve Prometheus text at /prometheus/metrics (``return_perf_metrics`` in the options file).
@@ -118,3 +81,8 @@ class TrtllmConfig:
     lora_target_modules: tuple[str, ...] = attrs.field(
         default=DEFAULT_LORA_TARGET_MODULES, validator=_check_modules
     )
+
+
+def has_served_name(config: TrtllmConfig) -> bool:
+    """Whether the configured release has ``--served_model_name``."""
+    return parse_version(config.version) >= SERVED_NAME_SINCE

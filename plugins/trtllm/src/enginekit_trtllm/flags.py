@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from enginekit.args import ArgSyntax
+import re
+from collections.abc import Collection, Iterable, Iterator
+
+from enginekit.plugin import parse_version
+
+from enginekit_trtllm.clickargs import ClickSyntax
 
 #: The interpreter module NVIDIA's own LoRA doc starts (``docs/source/features/lora.md``);
 #: the ``trtllm-serve`` console script is ``tensorrt_llm.commands.serve:main``.
@@ -15,7 +20,9 @@ SUBCOMMAND = "serve"
 OPTIONS_FLAG = "--extra_llm_api_options"
 #: The first release whose notes list ``--served_model_name`` ("Add --served-model-name
 #: option to serve command (#11711)", v1.3.0rc7); the CI reference spells it with underscores.
-SERVED_NAME_SINCE = "1.3.0rc7"
+SERVED_NAME_SINCE = parse_version("1.3.0rc7")
+#: Where a site allows options, as messages name it.
+CONFIG_KEY = "engines.trtllm.allow_args"
 
 #: Every ``serve`` option in ``tests/unittest/api_stability/references/trtllm_serve_cli.yaml``
 #: @9e7f85f6, the CI-enforced list of the CLI surface, aliases included.
@@ -38,10 +45,6 @@ KNOWN: frozenset[str] = frozenset(
     # The name --visual_gen_args replaced; serve keeps it as an alias of the same option.
     "--extra_visual_gen_options",
 }
-
-#: Click matches long options exactly: no prefixes, no ``-``/``_`` folding (a wrong
-#: spelling is an error at start-up), but ``--flag=value`` is accepted.
-SYNTAX = ArgSyntax(known=KNOWN, underscores=False, abbreviations=False, dotted=False)
 
 _TP = "set the profile's tp instead"
 _PP = "set the profile's pp instead"
@@ -116,8 +119,18 @@ FLAGS = frozenset(
 )
 ARITY: dict[str, int | None] = {option: 0 if option in FLAGS else 1 for option in KNOWN}
 
-#: Secrets never go in arguments: any local user can read a command line.
-SECRET_SPELLINGS = frozenset({"--api_key", "--api-key", "--apikey"})
+#: Click matches long options exactly: no prefixes, no ``-``/``_`` folding (a wrong
+#: spelling is an error at start-up), but ``--flag=value`` is accepted; an option that
+#: takes a value takes the next argument, whatever it is.
+SYNTAX = ClickSyntax(known=KNOWN, underscores=False, abbreviations=False, dotted=False, arity=ARITY)
+
+#: Secrets never go in arguments: any local user can read a command line. trtllm-serve
+#: has none of these; they are what another engine's key option looks like.
+_NO_KEY = (
+    "trtllm-serve has no API key option, and enginekit takes the key from the shard spec's "
+    "api_key only; drop it"
+)
+SECRET: dict[str, str] = dict.fromkeys(("--api_key", "--api-key", "--apikey"), _NO_KEY)
 
 #: Hints for options people carry over from other engines.
 UNKNOWN_HINTS: dict[str, str] = {
@@ -125,3 +138,37 @@ UNKNOWN_HINTS: dict[str, str] = {
     "--model": "the model is the profile's model_path",
     "--tp": "set the profile's tp instead",
 }
+
+#: Options refused unless the site allows them, for what they do or for some values.
+REFUSED = frozenset(RISKY) | frozenset(MODEL_SOURCES) | {CHAT_TEMPLATE}
+#: What no site can allow: what enginekit sets, and what carries a secret.
+NEVER_ALLOWED = frozenset(MANAGED) | frozenset(SECRET)
+_LONG_OPTION = re.compile(r"--[A-Za-z0-9][A-Za-z0-9_-]*\Z")
+
+
+class Allowable(Collection[str]):
+    """The options a site may name in ``allow_args``.
+
+    Those refused by default (:data:`REFUSED`), and any long option the CLI reference
+    does not know: an option of a newer release, refused until the site vouches for it.
+    An option every profile may use already is no allowance, so naming one is a mistake.
+    Iterating gives the refused ones, the list a message can show.
+    """
+
+    def __init__(self, refused: Iterable[str], known: Iterable[str]) -> None:
+        self._refused = frozenset(refused)
+        self._known = frozenset(known)
+
+    def __contains__(self, flag: object) -> bool:
+        if not isinstance(flag, str):
+            return False
+        return flag in self._refused or (flag not in self._known and bool(_LONG_OPTION.match(flag)))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._refused))
+
+    def __len__(self) -> int:
+        return len(self._refused)
+
+
+ALLOWABLE = Allowable(REFUSED, KNOWN)

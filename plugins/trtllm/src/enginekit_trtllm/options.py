@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from enginekit.model import Profile
+from enginekit.plugin import Profile
 
 from enginekit_trtllm.config import TrtllmConfig
 

@@ -5,15 +5,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from enginekit import hookimpl
-from enginekit.errors import EngineError
-from enginekit.launcher import FileArg, launcher_args
-from enginekit.model import Command, GPUInfo, Profile, ShardSpec
-from enginekit.ncclenv import placement_env
+from enginekit.plugin import (
+    Command,
+    CommandBuilder,
+    EngineError,
+    EnginePolicy,
+    FileArg,
+    GPUInfo,
+    ParsedArgs,
+    Profile,
+    ShardSpec,
+    hookimpl,
+    host_port,
+    launcher_args,
+)
 
-from enginekit_trtllm.config import TrtllmConfig, at_least
-from enginekit_trtllm.flags import MODULE, OPTIONS_FLAG, SERVED_NAME_SINCE, SUBCOMMAND
+from enginekit_trtllm.config import TrtllmConfig, has_served_name
+from enginekit_trtllm.flags import MODULE, OPTIONS_FLAG, SUBCOMMAND
 from enginekit_trtllm.options import OPTIONS_ENV, OPTIONS_FILENAME, options_document, options_text
+from enginekit_trtllm.policy import engine_policy
 from enginekit_trtllm.validation import MULTI_NODE_REASON, problems
 
 HOW_TO_ENABLE = (
@@ -35,6 +45,14 @@ class TrtllmEngine:
 
     def __init__(self, config: TrtllmConfig = DEFAULT_CONFIG) -> None:
         self.config = config
+        self._policy = engine_policy(config.allow_args)
+        #: Whether the configured release has ``--served_model_name``.
+        self._served_name = has_served_name(config)
+
+    @hookimpl
+    def policy(self) -> EnginePolicy:
+        """``TLLM_``/``TRTLLM_`` open but for the proxy, disaggregation and trace names; Click's options."""
+        return self._policy
 
     @hookimpl
     def unavailable(self) -> str | None:
@@ -42,9 +60,9 @@ class TrtllmEngine:
         return None if self.config.python else HOW_TO_ENABLE
 
     @hookimpl
-    def validate(self, profile: Profile, gpus: Sequence[GPUInfo]) -> list[str]:
-        """Multi-node, adapters on the wrong backend, args, env and quantization floors."""
-        return problems(profile, gpus, self.config)
+    def validate(self, profile: Profile, gpus: Sequence[GPUInfo], args: ParsedArgs) -> list[str]:
+        """Multi-node, adapters on the wrong backend, option values and names, quantization floors."""
+        return problems(profile, gpus, args, self.config)
 
     @hookimpl
     def commands(self, shard: ShardSpec) -> list[Command]:
@@ -59,29 +77,30 @@ class TrtllmEngine:
             *("--backend", config.backend),
             *("--tp_size", str(profile.tp), "--pp_size", str(profile.pipeline_degree)),
         ]
-        if at_least(config.version, SERVED_NAME_SINCE):
+        if self._served_name:
             # Always given, so clients ask for model_name() whatever the path looks like:
             # without it a local directory is served under its basename.
             engine_args += ["--served_model_name", profile.model_name()]
         engine_args += profile.args
-        build = placement_env(shard)
-        env, why = dict(build.env), dict(build.why)
+        build = CommandBuilder(shard)
         document = options_document(profile, config)
         if not document:
             args: tuple[str, ...] = ("-I", "-m", MODULE, *engine_args)
         else:
-            env[OPTIONS_ENV] = options_text(document)
-            why[OPTIONS_ENV] = (
+            build.put(
+                OPTIONS_ENV,
+                options_text(document),
                 "the extra LLM API options (" + ", ".join(document) + "): the launcher writes them "
                 "to a private 0600 file and appends --extra_llm_api_options with its path, so no "
-                "supervisor prepares files and nothing else can swap them"
+                "supervisor prepares files and nothing else can swap them",
             )
             file_arg = FileArg(OPTIONS_FLAG, OPTIONS_ENV, OPTIONS_FILENAME)
             args = launcher_args(MODULE, engine_args, file_args=[file_arg])
-        return [Command(path=config.python, args=args, env=env, name="trtllm-serve", why=why)]
+        return [build.command(config.python, args, name="trtllm-serve")]
 
     def _refuse(self, shard: ShardSpec) -> None:
         where = f"shard {shard.shard_id or '(unnamed)'} of profile {shard.profile.name!r}"
+        endpoint = host_port(shard.host(), shard.http_port)
         if not self.config.python:
             raise EngineError(f"{where}: TensorRT-LLM is unavailable on this node: {HOW_TO_ENABLE}")
         if shard.is_multi_node():
@@ -93,7 +112,7 @@ class TrtllmEngine:
             raise EngineError(
                 f"{where}: has an API key, but trtllm-serve has no authentication (no API key "
                 f"option; NVIDIA/TensorRT-LLM#9950), so the key would not be enforced and the "
-                f"model would be open to anyone who reaches {shard.host()}:{shard.http_port}; serve it "
+                f"model would be open to anyone who reaches {endpoint}; serve it "
                 f"with an engine that enforces keys, or accept the risk for this node with "
                 f"[engines.trtllm] allow_unauthenticated = true"
             )
@@ -113,8 +132,9 @@ class TrtllmEngine:
     def notes(self, shard: ShardSpec) -> list[str]:
         """No authentication, what the metrics paths serve, and how requests pick an adapter."""
         config, profile = self.config, shard.profile
+        endpoint = host_port(shard.host(), shard.http_port)
         out = [
-            f"trtllm-serve has no authentication: everything on {shard.host()}:{shard.http_port} "
+            f"trtllm-serve has no authentication: everything on {endpoint} "
             f"(the OpenAI API, /update_weights, /release_memory, /kv_cache_events, the metrics) "
             f"answers anyone who can reach it"
         ]
@@ -140,7 +160,7 @@ class TrtllmEngine:
                 f'"lora_path"}}, ids in the profile\'s order: {ids}; the server loads whatever '
                 f"path a request names"
             )
-        if not at_least(config.version, SERVED_NAME_SINCE):
+        if not self._served_name:
             base = profile.model_path.rstrip("/").rsplit("/", 1)[-1]
             out.append(
                 f"TensorRT-LLM {config.version} has no --served_model_name: clients ask for "

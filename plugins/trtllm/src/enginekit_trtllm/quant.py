@@ -6,10 +6,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 import attrs
-from enginekit.args import option_values
-from enginekit.model import GPUInfo, Profile
-
-from enginekit_trtllm.flags import SYNTAX
+from enginekit.plugin import GPUInfo, ParsedArgs, Profile
 
 
 @attrs.frozen
@@ -64,7 +61,7 @@ def name_tokens(model_path: str) -> list[str]:
     return [t for t in _TOKEN.split(base) if t]
 
 
-def quantization_problems(profile: Profile, gpus: Sequence[GPUInfo]) -> Iterator[str]:
+def quantization_problems(profile: Profile, args: ParsedArgs, gpus: Sequence[GPUInfo]) -> Iterator[str]:
     """Every quantization the profile implies that its GPUs (or TensorRT-LLM) cannot run."""
     prefix = f"profile {profile.name!r}"
     tokens = name_tokens(profile.model_path)
@@ -79,7 +76,7 @@ def quantization_problems(profile: Profile, gpus: Sequence[GPUInfo]) -> Iterator
     for floor in floors.values():
         what = f"model_path {profile.model_path!r} names a {floor.label} checkpoint"
         yield from _below(prefix, what, floor, gpus)
-    kv = option_values(profile.args, "--kv_cache_dtype", SYNTAX)
+    kv = args.values("--kv_cache_dtype")
     if kv and kv[-1] in KV_FLOORS:
         floor = KV_FLOORS[kv[-1]]
         yield from _below(prefix, f"args: --kv_cache_dtype {kv[-1]} asks for {floor.label}", floor, gpus)

@@ -1,31 +1,27 @@
-"""The TensorRT-LLM-specific checks of a profile: parallelism, adapters, args, env, quantization."""
+"""The TensorRT-LLM-specific checks of a profile: parallelism, adapters, option values, quantization.
+
+The core refuses what :mod:`enginekit_trtllm.policy` declares (positional words, options
+enginekit manages, risky options the site has not allowed, secrets) before these run,
+reading the args as Click does (:class:`enginekit_trtllm.clickargs.ClickSyntax`).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from enginekit.args import (
-    code_loading_problems,
-    find_options,
-    managed_option_problems,
-    positional_problems,
-    spelling,
-)
-from enginekit.model import GPUInfo, Profile
+from enginekit.plugin import GPUInfo, OptionUse, ParsedArgs, Profile, spelling
 
-from enginekit_trtllm.clickargs import ClickReading, read
-from enginekit_trtllm.config import TrtllmConfig, at_least
+from enginekit_trtllm.clickargs import missing_value
+from enginekit_trtllm.config import TrtllmConfig, has_served_name
 from enginekit_trtllm.flags import (
     ARITY,
     CHAT_TEMPLATE,
+    CONFIG_KEY,
     JINJA_DELIMITERS,
     KNOWN,
-    MANAGED,
     MODEL_SOURCES,
-    RISKY,
-    SECRET_SPELLINGS,
+    SECRET,
     SERVED_NAME_SINCE,
-    SYNTAX,
     UNKNOWN_HINTS,
 )
 from enginekit_trtllm.quant import quantization_problems
@@ -37,11 +33,11 @@ MULTI_NODE_REASON = (
 )
 
 
-def problems(profile: Profile, gpus: Sequence[GPUInfo], config: TrtllmConfig) -> list[str]:
+def problems(profile: Profile, gpus: Sequence[GPUInfo], args: ParsedArgs, config: TrtllmConfig) -> list[str]:
     """Every TensorRT-LLM-specific problem with ``profile``, all at once."""
     found = list(_shape(profile, config))
-    found += arg_problems(profile, config)
-    found += quantization_problems(profile, gpus)
+    found += arg_problems(profile, args, config)
+    found += quantization_problems(profile, args, gpus)
     return found
 
 
@@ -67,7 +63,7 @@ def _shape(profile: Profile, config: TrtllmConfig) -> Iterator[str]:
 
 def served_name_problem(profile: Profile, config: TrtllmConfig) -> str | None:
     """Why the profile's served name cannot be honoured by the configured release, if it cannot."""
-    if not profile.served_model_name or at_least(config.version, SERVED_NAME_SINCE):
+    if not profile.served_model_name or has_served_name(config):
         return None
     return (
         f"profile {profile.name!r}: served_model_name {profile.served_model_name!r}: TensorRT-LLM "
@@ -75,9 +71,6 @@ def served_name_problem(profile: Profile, config: TrtllmConfig) -> str | None:
         f"{SERVED_NAME_SINCE}), and clients would have to ask for the model path instead; leave "
         f"served_model_name empty or run a newer release"
     )
-
-
-ALLOW_KEY = "[engines.trtllm] allow_args"
 
 
 def chat_template_is_path(value: str) -> bool:
@@ -91,67 +84,63 @@ def chat_template_is_path(value: str) -> bool:
     return "/" in (value[: min(starts)] if starts else value)
 
 
-def _value_problems(profile: Profile, config: TrtllmConfig, reading: ClickReading) -> list[str]:
+def _value_problems(profile: Profile, args: ParsedArgs, config: TrtllmConfig) -> list[str]:
     """Options refused for some values only: a template path, another model's tokenizer."""
     found = []
-    for use in find_options(reading.masked, {CHAT_TEMPLATE, *MODEL_SOURCES}, SYNTAX):
-        # The value Click takes, which may start with '-' (the masked copy hides it).
-        value = reading.values.get(use.index)
-        if use.option in config.allow_args or value is None:
+    for use in args.find({CHAT_TEMPLATE, *MODEL_SOURCES}):
+        # The value Click takes, which may start with '-'.
+        if use.option in config.allow_args or use.value is None:
             continue  # without a value Click stops at start-up: nothing is read
         if use.option == CHAT_TEMPLATE:
-            if not chat_template_is_path(value):
+            if not chat_template_is_path(use.value):
                 continue
             why = (
                 "reads the chat template from the host path it names, as root (a value is a path "
                 "when it has a '/' before its first '{{', '{%' or '{#', or anywhere when it has "
                 "none; inline templates pass)"
             )
-        elif value == profile.model_path:
+        elif use.value == profile.model_path:
             continue
         else:
             why = f"{MODEL_SOURCES[use.option]}, not the profile's model_path"
         found.append(
             f"profile {profile.name!r}: args: {spelling(use.token)!r} ({use.option}) {why}; "
-            f'refused unless the site allows it ({ALLOW_KEY} = ["{use.option}"])'
+            f'refused unless the site allows it ({CONFIG_KEY} = ["{use.option}"])'
         )
     return found
 
 
-def arg_problems(profile: Profile, config: TrtllmConfig) -> list[str]:
-    """Pass-through arguments trtllm-serve would not accept, or that enginekit must refuse.
+def arg_problems(profile: Profile, args: ParsedArgs, config: TrtllmConfig) -> list[str]:
+    """Pass-through arguments trtllm-serve would not accept, beyond what the core refuses.
 
-    The args are read as Click reads them first (``clickargs``): an option that takes a
-    value takes the next argument even when it starts with '-', so the shared checks get
-    a copy in which such a value no longer looks like an option.
+    ``args`` is read as Click reads it: an option that takes a value takes the next
+    argument even when it starts with '-', so such a value is no option here.
     """
     name = profile.name
-    reading = read(profile.args, ARITY)
-    args = reading.masked
-    found = positional_problems(name, args, SYNTAX, arity=ARITY, engine="trtllm-serve")
-    found += [
-        f"profile {name!r}: args[{index}]: {spelling(args[index])!r} takes a value, but it is the "
-        f"last argument: trtllm-serve would take what enginekit puts after the profile's args "
-        f"(its own options file's flag) as that value; give it one"
-        for index in reading.missing
-    ]
-    found += managed_option_problems(name, args, MANAGED, SYNTAX)
-    found += code_loading_problems(name, args, RISKY, config.allow_args, SYNTAX, config_key=ALLOW_KEY)
-    found += _value_problems(profile, config, reading)
-    for token in args:
-        option = SYNTAX.normalise(token)
-        if option is None or option in KNOWN:
-            continue
-        if option in SECRET_SPELLINGS:
+    found = []
+    missing = missing_value(args, ARITY)
+    if missing is not None:
+        found.append(
+            f"profile {name!r}: args[{missing}]: {spelling(args.tokens[missing])!r} takes a value, but "
+            f"it is the last argument: trtllm-serve would take what enginekit puts after the "
+            f"profile's args (its own options file's flag) as that value; give it one"
+        )
+    found += _value_problems(profile, args, config)
+    for use in _unknown(args):
+        if use.option not in config.allow_args:
+            hint = UNKNOWN_HINTS.get(use.option, "remove it")
             found.append(
-                f"profile {name!r}: args: {spelling(token)!r}: secrets are not allowed in "
-                f"args, where any local user can read them, and trtllm-serve has no API key option"
-            )
-        elif option not in config.allow_args:
-            hint = UNKNOWN_HINTS.get(option, "remove it")
-            found.append(
-                f"profile {name!r}: args: {spelling(token)!r} is not an option of trtllm-serve "
+                f"profile {name!r}: args: {spelling(use.token)!r} is not an option of trtllm-serve "
                 f"serve (CLI reference @9e7f85f6); {hint}, or if your release has it, add it to "
-                f"[engines.trtllm] allow_args"
+                f"{CONFIG_KEY}"
             )
     return found
+
+
+def _unknown(args: ParsedArgs) -> list[OptionUse]:
+    """Uses of options the CLI reference does not list, in order.
+
+    Secrets are the core's to refuse, and a bare '--' too: it ends options, it is none.
+    """
+    unknown = [option for option in args.uses if option not in KNOWN and option not in SECRET]
+    return args.find(set(unknown) - {"--"})
