@@ -242,7 +242,8 @@ def problems(args: tuple[str, ...], **config: object) -> list[str]:
         (("--threads", "2"), "the shard spec's threads sets it"),
         (
             ("--api-key", "k"),
-            "'--api-key' sets --api-key; the API key reaches the engine through its environment",
+            "args[0]: --api-key puts a secret on the command line, which every local user can read; "
+            "the API key reaches the engine through its environment only",
         ),
         (("--api-key=k",), "set the shard spec's api_key"),
         (("--help",), "'--help' prints the help and exits instead of serving"),
@@ -254,6 +255,7 @@ def problems(args: tuple[str, ...], **config: object) -> list[str]:
         (("--ttft",), "'--ttft' is not an option of the simulated engine"),
         (("--ttft_ms", "3"), "'--ttft_ms' is not an option of the simulated engine"),
         (("--bogus",), "'--bogus' is not an option of the simulated engine"),
+        (("--=x",), "'--' is not an option of the simulated engine"),
         (("--fault", "explode"), "fault 'explode': unknown kind 'explode'"),
         (("--fault", "exit-at-start:300"), "exit code '300' must be 0-255"),
         (("--fault", "crash-after-requests"), "expected crash-after-requests:N[:CODE]"),
@@ -269,7 +271,10 @@ def problems(args: tuple[str, ...], **config: object) -> list[str]:
 def test_validate_refuses(args: tuple[str, ...], expected: str) -> None:
     found = problems(args)
     assert found, args
-    assert all(p.startswith("profile 'llama-8b': args: ") for p in found), found
+    # The core's secret check names the place (args[i]) instead of quoting the token.
+    assert all(p.startswith(("profile 'llama-8b': args: ", "profile 'llama-8b': args[")) for p in found), (
+        found
+    )
     assert any(expected in p for p in found), found
 
 
@@ -305,10 +310,33 @@ def test_validate_never_echoes_option_values() -> None:
         ("--kv-event-format", secret),
         (secret,),
         ("--help=" + secret,),
+        ("--enforce-eager=" + secret,),
+        ("--no-enable-prefix-caching=" + secret,),
     ):
         found = problems(args)
         assert found, args
         assert all(secret not in p for p in found), found
+
+
+def test_each_problem_is_said_once_by_whoever_owns_it() -> None:
+    # The core refuses the bare '--', the stray token and the secret option; the server's
+    # parser, run on what is left, neither repeats them nor hides the out-of-range number.
+    assert problems(("--", "x")) == [
+        "profile 'llama-8b': args: a bare '--' ends option parsing, so what follows would be read "
+        "as positional arguments"
+    ]
+    found = problems(("--api-key=k", "stray", "--ttft-ms", "1e9"))
+    assert len(found) == 3, found
+    assert found[0].startswith("profile 'llama-8b': args[1]: not an option")
+    assert found[1].startswith("profile 'llama-8b': args[0]: --api-key puts a secret on the command line")
+    assert found[2] == (
+        "profile 'llama-8b': args: the simulated engine refuses them: "
+        "--ttft-ms must be between 0 and 600000 milliseconds"
+    )
+    # --api-key takes one value, as vLLM's does: a second token is a stray positional.
+    assert any(
+        p.startswith("profile 'llama-8b': args[2]: not an option") for p in problems(("--api-key", "k", "x"))
+    )
 
 
 def test_validate_collects_every_problem() -> None:
@@ -348,8 +376,17 @@ def test_config_is_structured_from_the_node_config_and_checked() -> None:
         SimConfig(faults=("explode",))
     with pytest.raises(ValueError, match="itl_ms must be between 0 and 60000 milliseconds, got -1"):
         SimConfig(itl_ms=-1.0)
-    with pytest.raises(ValueError, match="python must name an interpreter"):
+    # The core's one executable rule: an absolute path or a bare name, never a flag or a relative path.
+    with pytest.raises(ValueError, match="python '-c': expected a program name"):
         SimConfig(python="-c")
+    with pytest.raises(ValueError, match="python 'bin/python3': a relative path depends on"):
+        SimConfig(python="bin/python3")
+    assert SimConfig(python="/usr/bin/python3").python == "/usr/bin/python3"
+    # Only the code-loading options may be allowed; managed and secret ones never.
+    with pytest.raises(ValueError, match="'--api-key' is set by enginekit itself or carries a secret"):
+        SimConfig(allow_args=("--api-key",))
+    with pytest.raises(ValueError, match="'--bogus' is not a flag this plugin refuses"):
+        SimConfig(allow_args=("--bogus",))
     with pytest.raises(ValueError, match="kv_event_format"):
         SimConfig(kv_event_format="json")
     config, _ = structure({"ttft_ms": 5, "faults": ["hang-at-start"]}, SimConfig, path="config.engines.sim")

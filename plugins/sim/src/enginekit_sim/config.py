@@ -6,8 +6,10 @@ import math
 from typing import Any
 
 import attrs
+from enginekit.plugin import allow_args, executable
 
 from enginekit_sim.faults import parse_faults
+from enginekit_sim.flags import CODE_LOADING, MANAGED, SECRETS
 from enginekit_sim.settings import LIMITS, Limit, limit_problem
 
 
@@ -54,11 +56,6 @@ def _faults(instance: Any, attribute: attrs.Attribute[Any], value: tuple[str, ..
     parse_faults(value)
 
 
-def _python(instance: Any, attribute: attrs.Attribute[Any], value: str) -> None:
-    if not value or value.startswith("-") or any(c < " " for c in value):
-        raise ValueError(f"python must name an interpreter, got {value!r}")
-
-
 @attrs.frozen(kw_only=True)
 class SimConfig:
     """The simulated engine's node config; every value is rendered on the command line.
@@ -70,8 +67,8 @@ class SimConfig:
     """
 
     #: The interpreter that runs ``-m enginekit_sim``; it must have enginekit-sim
-    #: installed. An absolute path is safer: a bare name is looked up in the child's PATH.
-    python: str = attrs.field(default="python3", validator=_python)
+    #: installed. An absolute path, or a bare name found on the agent's PATH at launch.
+    python: str = executable("python3")
     startup_seconds: Real = attrs.field(
         default=Real(2.0), converter=Real, validator=_within("startup_seconds")
     )
@@ -95,4 +92,4 @@ class SimConfig:
     #: Faults injected into every shard of this node (see enginekit_sim.faults.FAULTS).
     faults: tuple[str, ...] = attrs.field(default=(), validator=_faults)
     #: Code-loading options a profile may pass through anyway (canonical spelling).
-    allow_args: tuple[str, ...] = ()
+    allow_args: tuple[str, ...] = allow_args(CODE_LOADING, never=(*MANAGED, *SECRETS))

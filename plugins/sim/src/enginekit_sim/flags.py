@@ -6,18 +6,20 @@ import argparse
 import re
 from collections.abc import Collection, Sequence
 
-from enginekit.args import (
-    ArgSyntax,
-    code_loading_problems,
-    find_options,
-    managed_option_problems,
-    positional_problems,
-    spelling,
-)
+from enginekit.plugin import ArgSyntax, EnginePolicy, ParsedArgs, spelling
 
-from enginekit_sim.cli import SERVE_OPTIONS, ArgsError, build_parser, option_spellings
+from enginekit_sim.cli import (
+    API_KEY_ENV,
+    CPU_FALLBACK_ENV,
+    SERVE_OPTIONS,
+    ArgsError,
+    build_parser,
+    option_spellings,
+)
 from enginekit_sim.settings import number_problems
 
+#: The engine as messages name it.
+DISPLAY_NAME = "the simulated engine"
 #: Options enginekit sets from the shard spec: a profile giving them would win over the
 #: spec (argparse keeps the last value), so each is refused with the field to use.
 MANAGED: dict[str, str] = {
@@ -47,6 +49,10 @@ CODE_LOADING: dict[str, str] = {
 }
 #: Options that end the process instead of serving.
 EXITING: dict[str, str] = {"--help": "prints the help and exits instead of serving"}
+#: Every variable the plugin's commands generate besides placement: no profile sets them.
+GENERATED_ENV = frozenset({CPU_FALLBACK_ENV})
+#: The variable the API key travels in.
+SECRET_ENV = frozenset({API_KEY_ENV})
 
 
 def _serve_options() -> tuple[frozenset[str], dict[str, str]]:
@@ -59,11 +65,14 @@ def _serve_options() -> tuple[frozenset[str], dict[str, str]]:
 
 KNOWN, ALIASES = _serve_options()
 #: The simulator's parser: argparse without abbreviations, no underscores, no dotted keys.
+#: ``--api-key`` is known so that it is refused as a secret, not as an unknown option.
 SYNTAX = ArgSyntax(known=KNOWN | set(SECRETS), aliases=ALIASES, underscores=False, abbreviations=False)
 
 
 def _arity() -> dict[str, int | None]:
-    arity: dict[str, int | None] = {"--help": 0}
+    # --api-key takes one value, as vLLM's does: a token after it is its value, and one
+    # after that a stray positional.
+    arity: dict[str, int | None] = {"--help": 0, **dict.fromkeys(SECRETS, 1)}
     for names, keywords in SERVE_OPTIONS:
         action, nargs = keywords.get("action"), keywords.get("nargs")
         # store_true and BooleanOptionalAction (and its --no- twin) take no value; a
@@ -76,6 +85,26 @@ def _arity() -> dict[str, int | None]:
 
 
 ARITY = _arity()
+
+
+def policy(allowed: Collection[str]) -> EnginePolicy:
+    """The simulated engine's policy, with the code-loading options this site ``allowed``.
+
+    It opens no variable namespace: the server reads no tuning variable, and ``-I`` keeps
+    the interpreter from reading ``PYTHON*`` ones.
+    """
+    return EnginePolicy(
+        reserved_env=GENERATED_ENV,
+        secret_env=SECRET_ENV,
+        syntax=SYNTAX,
+        arity=ARITY,
+        managed_args=MANAGED,
+        risky_args=CODE_LOADING,
+        secret_args=SECRETS,
+        allowed_args=allowed,
+        display_name=DISPLAY_NAME,
+    )
+
 
 #: How a number must be written in a profile's args. argparse's ``int()``/``float()`` also
 #: take ``1_0``, other scripts' digits (``٥``), surrounding blanks, ``inf`` and ``nan``:
@@ -90,59 +119,75 @@ NUMERIC: dict[str, type] = {
 }
 
 
-def problems(name: str, args: Sequence[str], allowed: Collection[str]) -> list[str]:
-    """Every reason the simulator refuses ``args`` of profile ``name``, all at once."""
-    found = positional_problems(name, args, SYNTAX, arity=ARITY, engine="the simulated engine")
-    found += managed_option_problems(name, args, MANAGED, SYNTAX)
-    found += [
-        f"profile {name!r}: args: {spelling(use.token)!r} sets {use.option}; {SECRETS[use.option]}"
-        for use in find_options(args, SECRETS, SYNTAX)
+def problems(name: str, args: ParsedArgs) -> list[str]:
+    """Every reason the simulator refuses the values in ``args`` of profile ``name``, all at once.
+
+    The core has already refused what the :func:`policy` declares (positional tokens,
+    managed, secret and code-loading options); these are the simulator's own checks.
+    """
+    found = [
+        f"profile {name!r}: args: {spelling(use.token)!r} {EXITING[use.option]}" for use in args.find(EXITING)
     ]
-    found += [
-        f"profile {name!r}: args: {spelling(use.token)!r} {EXITING[use.option]}"
-        for use in find_options(args, EXITING, SYNTAX)
-    ]
-    found += code_loading_problems(
-        name, args, CODE_LOADING, allowed, SYNTAX, config_key="engines.sim.allow_args"
+    unknown = sorted(
+        # A bare '--' is the core's to refuse (it ends option parsing for every engine).
+        (
+            use
+            for option, uses in args.uses.items()
+            if option not in SYNTAX.known
+            for use in uses
+            if use.token != "--"
+        ),
+        key=lambda use: use.index,
     )
-    for token in args:
-        option = SYNTAX.normalise(token)
-        if option is not None and option not in SYNTAX.known:
-            found.append(
-                f"profile {name!r}: args: {spelling(token)!r} is not an option of the simulated engine; "
-                f"see `python -m enginekit_sim serve --help`"
-            )
+    found += [
+        f"profile {name!r}: args: {spelling(use.token)!r} is not an option of {DISPLAY_NAME}; "
+        f"see `python -m enginekit_sim serve --help`"
+        for use in unknown
+    ]
     found += [
         f"profile {name!r}: args: {spelling(use.token)!r} ({use.option}) takes a plain decimal "
         f"{'integer' if NUMERIC[use.option] is int else 'number'} (ASCII digits, a sign, "
         f"{'nothing else' if NUMERIC[use.option] is int else 'a point and an exponent'}); "
         f"its value is not one"
-        for use in find_options(args, NUMERIC, SYNTAX)
+        for use in args.find(NUMERIC)
         if use.value is not None and not _PLAIN[NUMERIC[use.option]].match(use.value)
     ]
     if not found:
-        # The server's own parser and checks have the last word, so a value it would
-        # refuse at start (a bad number, one out of range, an unknown fault) is refused here first.
-        try:
-            namespace = build_parser().parse_args(["serve", "model", *args])
-        except ArgsError as exc:
-            found.append(f"profile {name!r}: args: the simulated engine refuses them: {_unvalued(str(exc))}")
-        except SystemExit:  # pragma: no cover - only --help exits, refused above
-            found.append(f"profile {name!r}: args: they make the simulated engine exit")
-        else:
-            found += [
-                f"profile {name!r}: args: the simulated engine refuses them: {problem}"
-                for problem in number_problems(namespace, shown=False)
-            ]
+        found += _server_problems(name, args.tokens)
     return found
+
+
+#: The server's parser, built once, here: argparse reads the terminal size and the
+#: locale's variables while it builds one, and hooks read nothing of the machine.
+_SERVER_PARSER = build_parser()
+
+
+def _server_problems(name: str, args: Sequence[str]) -> list[str]:
+    """What the server's own parser and checks refuse, so a value it would refuse at start is refused here.
+
+    Tokens it cannot place (stray positionals, ``--api-key``) are left to the core's
+    positional and secret checks, which have refused them already: reporting them again
+    would say the same thing twice.
+    """
+    try:
+        namespace, _unplaced = _SERVER_PARSER.parse_known_args(["serve", "model", *args])
+    except ArgsError as exc:
+        return [f"profile {name!r}: args: {DISPLAY_NAME} refuses them: {_unvalued(str(exc))}"]
+    except SystemExit:  # pragma: no cover - only --help exits, refused above
+        return [f"profile {name!r}: args: they make {DISPLAY_NAME} exit"]
+    return [
+        f"profile {name!r}: args: {DISPLAY_NAME} refuses them: {problem}"
+        for problem in number_problems(namespace, shown=False)
+    ]
 
 
 def _unvalued(message: str) -> str:
     """The parser's complaint without the values it quotes: option values are never echoed."""
     message = re.sub(r"(value|choice): '[^']*'", r"\1", message)
-    return re.sub(r"unrecognized arguments: .*", "unrecognized arguments (not shown)", message)
+    # A flag given a value after '=' (``--enforce-eager=x``): argparse quotes the value.
+    return re.sub(r"ignored explicit argument '[^']*'", "ignored explicit argument (not shown)", message)
 
 
 def values(args: Sequence[str], option: str) -> list[str]:
     """The values ``args`` give ``option``, read as the simulator's parser reads them."""
-    return [use.value for use in find_options(args, {option}, SYNTAX) if use.value is not None]
+    return SYNTAX.parse(args).values(option)

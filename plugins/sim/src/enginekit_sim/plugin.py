@@ -6,10 +6,17 @@ import json
 from collections.abc import Sequence
 from typing import ClassVar
 
-from enginekit import hookimpl
-from enginekit.errors import EngineError
-from enginekit.model import Command, GPUInfo, Profile, ShardSpec
-from enginekit.ncclenv import placement_env
+from enginekit.plugin import (
+    Command,
+    CommandBuilder,
+    EngineError,
+    EnginePolicy,
+    GPUInfo,
+    ParsedArgs,
+    Profile,
+    ShardSpec,
+    hookimpl,
+)
 
 from enginekit_sim import flags
 from enginekit_sim.cli import API_KEY_ENV, CPU_FALLBACK_ENV
@@ -28,15 +35,25 @@ class SimEngine:
 
     def __init__(self, config: SimConfig = DEFAULT_CONFIG) -> None:
         self.config = config
+        # Built once: the config is frozen, and the registry asks for it once anyway.
+        self._policy = flags.policy(config.allow_args)
+
+    def __repr__(self) -> str:
+        return f"SimEngine({self.config!r})"
 
     def _start(self, *args: str) -> tuple[str, ...]:
         # -I: no PYTHON* variable, user site or working directory decides what code runs.
         return ("-I", "-m", MODULE, *args)
 
     @hookimpl
-    def validate(self, profile: Profile, gpus: Sequence[GPUInfo]) -> list[str]:
-        """Refuse pass-through arguments the simulator would refuse, or that enginekit manages."""
-        return flags.problems(profile.name, profile.args, self.config.allow_args)
+    def policy(self) -> EnginePolicy:
+        """The options enginekit manages or refuses, and the variables the commands generate."""
+        return self._policy
+
+    @hookimpl
+    def validate(self, profile: Profile, gpus: Sequence[GPUInfo], args: ParsedArgs) -> list[str]:
+        """Refuse values of pass-through arguments the simulator would refuse at start."""
+        return flags.problems(profile.name, args)
 
     @hookimpl
     def commands(self, shard: ShardSpec) -> list[Command]:
@@ -83,21 +100,19 @@ class SimEngine:
         for fault in config.faults:
             args += ["--fault", fault]
         args += profile.args
-        build = placement_env(shard)
-        env, why = dict(build.env), dict(build.why)
-        secret: frozenset[str] = frozenset()
-        if shard.api_key:
-            env[API_KEY_ENV] = shard.api_key
-            why[API_KEY_ENV] = (
-                "the API key: the simulator reads it and removes it from its environment at start; "
-                "never on the command line, where every local user can read it"
-            )
-            secret = frozenset({API_KEY_ENV})
+        build = CommandBuilder(shard)
+        build.put_secret(
+            API_KEY_ENV,
+            shard.api_key,
+            "the API key: the simulator reads it and removes it from its environment at start; "
+            "never on the command line, where every local user can read it",
+        )
         if any(f.kind == "cpu-fallback" for f in self._faults(shard)):
-            env[CPU_FALLBACK_ENV] = "1"
-            why[CPU_FALLBACK_ENV] = (
+            build.put(
+                CPU_FALLBACK_ENV,
+                "1",
                 "the cpu-fallback fault is injected: the device listing, run in this environment, "
-                "reports no GPU, as an engine that silently fell back to the CPU would"
+                "reports no GPU, as an engine that silently fell back to the CPU would",
             )
         name = (
             "sim"
@@ -106,17 +121,8 @@ class SimEngine:
             if shard.is_leader()
             else f"sim-worker-{shard.rank}"
         )
-        return [
-            Command(
-                path=config.python,
-                args=tuple(args),
-                env=env,
-                name=name,
-                wait_for_leader_port=shard.is_multi_node() and not shard.is_leader(),
-                secret_env=secret,
-                why=why,
-            )
-        ]
+        waits = shard.is_multi_node() and not shard.is_leader()
+        return [build.command(config.python, args, name=name, wait_for_leader_port=waits)]
 
     def _kv_events(self, shard: ShardSpec) -> str:
         # A host, not '*': vLLM connects (rather than binds) to such an endpoint, and the
