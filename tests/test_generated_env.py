@@ -14,15 +14,16 @@ from tests.conftest import EXAMPLES
 CONFIG = EXAMPLES / "node-config.toml"
 #: (example, variables its engine generates for the shard that a profile must not move)
 GENERATED = [
-    (
-        "vllm-cpu.toml",
-        {"OMP_NUM_THREADS": "64", "VLLM_CPU_OMP_THREADS_BIND": "all", "VLLM_TARGET_DEVICE": "cuda"},
-    ),
+    ("vllm-cpu.toml", {"OMP_NUM_THREADS": "64"}),
+    ("vllm-cpu.toml", {"VLLM_CPU_OMP_THREADS_BIND": "all"}),
+    ("vllm-cpu.toml", {"VLLM_TARGET_DEVICE": "cuda"}),
     ("llamacpp-cpu.toml", {"CUDA_VISIBLE_DEVICES": "0"}),
 ]
 
 
-@pytest.mark.parametrize(("example", "overrides"), GENERATED, ids=[g[0] for g in GENERATED])
+@pytest.mark.parametrize(
+    ("example", "overrides"), GENERATED, ids=[f"{g[0]}-{next(iter(g[1]))}" for g in GENERATED]
+)
 def test_a_profile_cannot_move_what_the_engine_generates(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], example: str, overrides: dict[str, str]
 ) -> None:
