@@ -387,12 +387,22 @@ MISBEHAVIOURS = [
     (
         "policy",
         lambda: EnginePolicy(open_env=["ROGUE_\x1b[2J"]),
-        "hook policy() returned a policy whose variable names are not plain text",
+        "hook policy() returned a policy whose variable names are not portable names",
     ),
     (
         "policy",
         lambda: EnginePolicy(secret_env=[""]),
-        "hook policy() returned a policy whose variable names are not plain text",
+        "hook policy() returned a policy whose variable names are not portable names",
+    ),
+    (
+        "policy",
+        lambda: EnginePolicy(open_env=[""]),
+        "hook policy() returned a policy whose variable names are not portable names",
+    ),
+    (
+        "policy",
+        lambda: EnginePolicy(open_env=["A_"]),
+        "hook policy() returned a policy opening a namespace shorter than 3 characters",
     ),
     (
         "policy",

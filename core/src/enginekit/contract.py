@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -13,6 +14,10 @@ from enginekit.policy import NO_POLICY, EnginePolicy, EnvDeny
 from enginekit.text import UNSAFE_CHARACTERS, printable, unsafe_text
 
 F = TypeVar("F", bound=Callable[..., Any])
+#: A variable name or namespace: ASCII letters, digits and ``_``, not starting with a digit.
+_PORTABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,255}\Z")
+#: The shortest namespace an engine may open: its name and an underscore, at the least.
+_MIN_NAMESPACE = 3
 MASK = "<secret>"
 
 
@@ -117,8 +122,13 @@ class Answers:
         if type(answer) is not EnginePolicy:
             raise self.broken(hook, f"returned {_kind(answer)}, expected an EnginePolicy")
         names = (*answer.open_env, *answer.reserved_env, *answer.secret_env)
-        if set(map(type, names)) - {str} or not all(names) or UNSAFE_CHARACTERS.search(" ".join(names)):
-            raise self.broken(hook, "returned a policy whose variable names are not plain text")
+        if set(map(type, names)) - {str} or not all(map(_PORTABLE.match, names)):
+            raise self.broken(hook, "returned a policy whose variable names are not portable names")
+        if any(len(prefix) < _MIN_NAMESPACE for prefix in answer.open_env):
+            # "" or "A" would open every unknown name to this engine's profiles.
+            raise self.broken(
+                hook, f"returned a policy opening a namespace shorter than {_MIN_NAMESPACE} characters"
+            )
         if any(type(group) is not EnvDeny or not isinstance(group.why, str) for group in answer.denied_env):
             raise self.broken(hook, "returned a policy whose denied_env holds something other than EnvDeny")
         if not isinstance(answer.syntax, ArgSyntax):
