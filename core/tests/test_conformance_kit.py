@@ -805,3 +805,19 @@ def test_the_plugin_provides_the_factory_fixtures(pytester: pytest.Pytester) -> 
         """
     )
     pytester.runpytest("-q").assert_outcomes(passed=1)
+
+
+def test_sites_opening_tries_every_way_a_site_opens_a_name() -> None:
+    from enginekit.testing import sites_opening
+
+    sites = dict(sites_opening("MYENGINE_API_KEY"))
+    assert list(sites) == [
+        "the default policy",
+        "a site allowing it by name",
+        "a site opening its namespace",
+        "a site allowing it as unsafe",
+    ]
+    assert sites["a site allowing it by name"].allow == frozenset({"MYENGINE_API_KEY"})
+    assert sites["a site opening its namespace"].allow_prefixes == ("MYENGINE_",)
+    assert dict(sites["a site allowing it as unsafe"].allow_unsafe) == {"MYENGINE_API_KEY": "site ticket 7"}
+    assert len(sites_opening("MYENGINE_API_KEY", unsafe=False)) == 3

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
 from enginekit.plugin import Profile, ShardSpec, placement_env
-from enginekit.testing import engine_for
+from enginekit.testing import engine_for, sites_opening
 from enginekit_llamacpp import LlamaCppConfig, LlamaCppEngine
 
 RESERVED = (True, "reserved by the engine: generated for the shard, or carries its secret")
@@ -25,12 +25,8 @@ def verdict(key: str, site: EnvPolicy = DEFAULT_POLICY) -> tuple[bool, str]:
 
 
 def sites(key: str) -> list[tuple[str, EnvPolicy]]:
-    """Every way a site can open a name: none may open a reserved one, nor a floor one by ``allow``."""
-    return [
-        ("the default policy", DEFAULT_POLICY),
-        ("a site allowing it by name", EnvPolicy(allow={key})),
-        ("a site opening its namespace", EnvPolicy(allow_prefixes=(key[:5],))),
-    ]
+    """Every way a site can try to open ``key`` short of allow_unsafe."""
+    return sites_opening(key, unsafe=False)
 
 
 # --- ggml's namespace is open: the escape hatch for per-cluster tuning ------------------------

@@ -14,7 +14,7 @@ import pytest
 from enginekit import Profile, ShardSpec
 from enginekit.envpolicy import EnvPolicy
 from enginekit.plugin import placement_env
-from enginekit.testing import engine_for
+from enginekit.testing import engine_for, sites_opening
 from enginekit_sglang import SglangConfig, SglangEngine
 from enginekit_sglang.flags import SYNTAX
 
@@ -237,12 +237,8 @@ def test_an_unknown_sglang_name_that_points_at_code_or_files_is_refused(namespac
 
 
 def _sites(key: str) -> list[tuple[str, EnvPolicy]]:
-    return [
-        ("the default policy", EnvPolicy()),
-        ("a site allowing it by name", EnvPolicy(allow={key})),
-        ("a site opening its namespace", EnvPolicy(allow_prefixes=(key[:3],))),
-        ("a site allowing it as unsafe", EnvPolicy(allow_unsafe={key: "site ticket 7"})),
-    ]
+    """Every way a site can try to open ``key``."""
+    return sites_opening(key)
 
 
 @pytest.mark.parametrize(("key", "reason"), RESERVED_ROWS, ids=[row[0] for row in RESERVED_ROWS])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
 from enginekit.plugin import Adapter, Profile, ShardSpec, placement_env
-from enginekit.testing import engine_for
+from enginekit.testing import engine_for, sites_opening
 from enginekit_trtllm import TrtllmConfig, TrtllmEngine
 
 PY = "/opt/tensorrt-llm/bin/python"
@@ -34,11 +34,8 @@ def verdict(key: str, site: EnvPolicy = DEFAULT_POLICY) -> tuple[bool, str]:
 
 
 def sites(key: str) -> list[tuple[str, EnvPolicy]]:
-    return [
-        ("the default policy", DEFAULT_POLICY),
-        ("a site allowing it by name", EnvPolicy(allow={key})),
-        ("a site opening its namespace", EnvPolicy(allow_prefixes=(key[:5],))),
-    ]
+    """Every way a site can try to open ``key`` short of allow_unsafe."""
+    return sites_opening(key, unsafe=False)
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ from enginekit import Engine, ShardSpec
 from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
 from enginekit.errors import SpecError
 from enginekit.plugin import placement_env
-from enginekit.testing import engine_for
+from enginekit.testing import engine_for, sites_opening
 from enginekit_vllm import VllmConfig, VllmEngine
 from enginekit_vllm.policy import DENIED_ENV, OPEN_ENV, RESERVED_ENV, SECRET_ENV
 from vllm_specs import KEY, profile, single, two_node
@@ -234,12 +234,8 @@ RESERVED_ROWS: tuple[tuple[str, str], ...] = (
 
 
 def _sites(key: str) -> list[tuple[str, EnvPolicy]]:
-    return [
-        ("the default policy", EnvPolicy()),
-        ("a site allowing it by name", EnvPolicy(allow={key})),
-        ("a site opening its namespace", EnvPolicy(allow_prefixes=(key[:3],))),
-        ("a site taking it on as unsafe", EnvPolicy(allow_unsafe={key: "please"}, path_keys={key})),
-    ]
+    """Every way a site can try to open ``key``."""
+    return sites_opening(key)
 
 
 @pytest.mark.parametrize(("key", "reason"), RESERVED_ROWS, ids=[row[0] for row in RESERVED_ROWS])

@@ -43,7 +43,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from enginekit.testing.engines import check_engine, engine_for, instantiate
+from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
+from enginekit.testing.engines import check_engine, engine_for, instantiate, sites_opening
 from enginekit.testing.factories import (
     SHAPES,
     TEST_API_KEY,
@@ -76,10 +77,12 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "DEFAULT_POLICY",
     "SHAPES",
     "TEST_API_KEY",
     "TEST_MIG_UUID",
     "EngineConformance",
+    "EnvPolicy",
     "check_engine",
     "engine_for",
     "example_shard",
@@ -95,4 +98,5 @@ __all__ = [
     "make_replica",
     "make_shard",
     "multi_node_profile",
+    "sites_opening",
 ]

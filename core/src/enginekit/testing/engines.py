@@ -1,4 +1,4 @@
-"""``engine_for`` and ``check_engine``: one plugin in a fresh registry, and the one-shard contract check."""
+"""``engine_for``, ``check_engine`` and ``sites_opening``: one plugin in a fresh registry, its contract, its env policy."""
 
 from __future__ import annotations
 
@@ -62,3 +62,23 @@ def check_engine(plugin: object, shard: ShardSpec, gpus: Sequence[GPUInfo] = ())
     if shard.is_multi_node() and not shard.is_leader():
         assert engine.serves_http(shard) is False, "only the leader serves HTTP"
     return commands
+
+
+def sites_opening(*names: str, unsafe: bool = True) -> list[tuple[str, EnvPolicy]]:
+    """Every way a site can try to open ``names`` to profiles, each with how it does.
+
+    The default policy, ``allow`` by name, ``allow_prefixes`` of each name's namespace (up
+    to its first ``_``) and, with ``unsafe``, ``allow_unsafe`` with a reason and the names
+    marked as paths. A reserved or secret variable stays refused under every one; a floor
+    name under all but the last.
+    """
+    namespaces = tuple(dict.fromkeys(name.split("_", 1)[0] + "_" for name in names))
+    sites = [
+        ("the default policy", DEFAULT_POLICY),
+        ("a site allowing it by name", EnvPolicy(allow=names)),
+        ("a site opening its namespace", EnvPolicy(allow_prefixes=namespaces)),
+    ]
+    if unsafe:
+        opened = EnvPolicy(allow_unsafe=dict.fromkeys(names, "site ticket 7"), path_keys=names)
+        sites.append(("a site allowing it as unsafe", opened))
+    return sites
