@@ -205,6 +205,14 @@ class Keyless(Tiny):
         return [CommandBuilder(shard).command("tiny", self.server_args(shard))]
 
 
+class KeylessButSaysSo(Keyless):
+    """Has no authentication, and tells the operator so."""
+
+    @hookimpl
+    def notes(self) -> list[str]:
+        return ["tiny has no authentication: the API key is not enforced, the endpoint is open"]
+
+
 class Undeclared(Tiny):
     """Marks its key variable secret without declaring it in its policy."""
 
@@ -412,7 +420,10 @@ def test_a_key_in_plain_env_fails() -> None:
 def test_a_server_without_the_key_fails_unless_the_engine_has_no_auth() -> None:
     with pytest.raises(AssertionError, match="no command carries the API key"):
         kit(Keyless()).check_api_key(make_shard(engine="tiny"))
-    kit(Keyless(), takes_api_key=False).check_api_key(make_shard(engine="tiny"))
+    # An engine without authentication must say so, where the operator reads the plan.
+    with pytest.raises(AssertionError, match=r"notes\(\) says nothing: say that the endpoint is open"):
+        kit(Keyless(), takes_api_key=False).check_api_key(make_shard(engine="tiny"))
+    kit(KeylessButSaysSo(), takes_api_key=False).check_api_key(make_shard(engine="tiny"))
 
 
 def test_an_undeclared_secret_fails() -> None:

@@ -216,10 +216,10 @@ class Removes(Keyed):
 @pytest.mark.parametrize(
     ("plugin", "where", "variable"),
     [
-        (Forgetful(), "command 0 (server)", "CUDA_VISIBLE_DEVICES"),
-        (ForgetsInTheSidecar(), "command 1 (/opt/sidecar)", "CUDA_DEVICE_ORDER"),
-        (Repoints(), "command 0 (server)", "CUDA_VISIBLE_DEVICES"),
-        (Removes(), "command 0 (server)", "CUDA_DEVICE_ORDER"),
+        (Forgetful(), "command 0 (server) without", "CUDA_VISIBLE_DEVICES"),
+        (ForgetsInTheSidecar(), "command 1 (/opt/sidecar) without", "CUDA_DEVICE_ORDER"),
+        (Repoints(), "command 0 (server) with a changed value of", "CUDA_VISIBLE_DEVICES"),
+        (Removes(), "command 0 (server) without", "CUDA_DEVICE_ORDER"),
     ],
     ids=["forgotten", "forgotten-in-a-sidecar", "changed", "removed"],
 )
@@ -229,9 +229,9 @@ def test_a_command_without_the_shards_placement_variables_is_refused(
     # Without them the engine takes GPUs or NICs another shard holds.
     engine = engine_for(plugin, "careless")
     message = (
-        f"engine 'careless' (added in process): hook commands() returned {where} without the "
-        f"shard's placement variable {variable} as generated; build commands with "
-        f"enginekit.plugin.CommandBuilder"
+        f"engine 'careless' (added in process): hook commands() returned {where} the "
+        f"shard's placement variable {variable}; build commands with "
+        f"enginekit.plugin.CommandBuilder, which keeps them as generated"
     )
     for build in (engine.commands, engine.plan):
         with pytest.raises(EngineError) as err:

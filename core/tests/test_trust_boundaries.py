@@ -424,7 +424,7 @@ MISBEHAVIOURS = [
         "commands",
         lambda: [Command(path="srv", name="server")],
         "hook commands() returned command 0 (server) without the shard's placement variable "
-        "CUDA_VISIBLE_DEVICES as generated; build commands with",
+        "CUDA_VISIBLE_DEVICES; build commands with",
     ),
     # A key variable the policy does not declare is one no profile is kept from setting.
     (

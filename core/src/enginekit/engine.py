@@ -163,10 +163,11 @@ class Engine:
         for key, value in placed.items():
             if command.env.get(key) != value:
                 # Without it the engine takes GPUs or NICs another shard holds: refuse, loudly.
+                what = "with a changed value of" if key in command.env else "without"
                 raise self._answers.broken(
                     "commands",
-                    f"returned {where} without the shard's placement variable {key} as generated; "
-                    f"build commands with enginekit.plugin.CommandBuilder",
+                    f"returned {where} {what} the shard's placement variable {key}; build "
+                    f"commands with enginekit.plugin.CommandBuilder, which keeps them as generated",
                 )
         undeclared = sorted(key for key in command.secret_env if key.upper() not in declared)
         if undeclared:

@@ -99,11 +99,11 @@ def commands(shard: ShardSpec, installed: Path | None) -> list[Command] | None:
     last one's exit is the shard's exit.
 
     Each command's ``env`` holds only what the engine generates: build it with
-    :class:`enginekit.builder.CommandBuilder`, which starts from the shard's placement
+    :class:`enginekit.plugin.CommandBuilder`, which starts from the shard's placement
     variables (the registry refuses a command that drops or changes one). The
     registry applies the profile's overrides afterwards, filtered by the site's env
     policy; a variable the engine generates is never overridden by a profile (except the
-    NCCL tuning escape hatch, :data:`enginekit.ncclenv.TUNABLE`). The profile has passed
+    NCCL tuning escape hatch, :data:`enginekit.plugin.TUNABLE`). The profile has passed
     the shared checks and this engine's :func:`validate`, and the shard
     :func:`enginekit.speccheck.check_spec`, before this is called: do not check them again.
     The API key reaches the engine through ``env`` only, named in ``secret_env`` (and

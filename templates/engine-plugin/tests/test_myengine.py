@@ -8,9 +8,8 @@ from typing import Any
 
 import pytest
 from enginekit.convert import load_document, structure
-from enginekit.envpolicy import EnvPolicy
 from enginekit.plugin import GPUInfo, Profile, ShardSpec
-from enginekit.testing import check_engine, engine_for
+from enginekit.testing import EnvPolicy, check_engine, engine_for
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -336,6 +336,12 @@ class EngineConformance:
                 f"in a secret variable, so it would serve without authentication (set takes_api_key = False "
                 f"on the conformance class if the engine has none, and say so in notes())"
             )
+        if plan.serves_http and not self.takes_api_key:
+            # The shard was given a key the engine does not enforce: an operator must be told.
+            assert plan.notes, (
+                f"engine {self.engine!r}: the {_what(shard)} has an API key the engine does not "
+                f"enforce, and notes() says nothing: say that the endpoint is open"
+            )
 
     def check_placement(self, shard: ShardSpec) -> None:
         """Every command carries the shard's placement variables as :func:`placement_env` derives them."""

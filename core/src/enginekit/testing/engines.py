@@ -1,4 +1,4 @@
-"""``engine_for``, ``check_engine`` and ``sites_opening``: one plugin in a fresh registry, its contract, its env policy."""
+"""One plugin in a fresh registry (``engine_for``), its contract (``check_engine``), its site policies."""
 
 from __future__ import annotations
 
