@@ -61,11 +61,12 @@ class CommandBuilder:
         self, path: str, args: Iterable[str], *, name: str = "", wait_for_leader_port: bool = False
     ) -> Command:
         """A process with the variables as they are now: ``path`` then ``args``."""
+        # Command copies the tables it is given: later puts never reach this command.
         return Command(
             path=path,
             args=tuple(args),
-            env=dict(self.env),
-            why=dict(self.why),
+            env=self.env,
+            why=self.why,
             name=name,
             wait_for_leader_port=wait_for_leader_port,
             secret_env=frozenset(self.secret),

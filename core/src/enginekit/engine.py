@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
@@ -17,11 +17,9 @@ from enginekit.errors import EngineError, SpecError
 from enginekit.logs import logger
 from enginekit.model import Command, GPUInfo, Profile, ShardSpec
 from enginekit.ncclenv import DroppedVar, EnvBuild, apply_profile_env, placement_env
+from enginekit.plan import LaunchPlan
 from enginekit.policy import EnginePolicy
 from enginekit.speccheck import check_spec
-
-if TYPE_CHECKING:
-    from enginekit.plan import LaunchPlan
 
 #: The hook caller that reaches this engine (and wrappers) only, by hook name.
 HookLookup = Callable[[str], Callable[..., Any]]
@@ -243,8 +241,6 @@ class Engine:
         :raises SpecError: when the profile or the shard spec has problems, all listed.
         :raises EngineError: when the engine cannot build this shard, or broke its contract.
         """
-        from enginekit.plan import LaunchPlan
-
         problems = self.problems(shard, gpus)
         if problems:
             raise SpecError(problems)
