@@ -212,3 +212,12 @@ def test_what_a_syntax_remembers_never_changes_the_answer() -> None:
     for _ in range(3):
         warm.parse(args)
     assert warm.parse(args).uses == cold.parse(args).uses
+
+
+def test_long_tokens_and_long_argument_lists_are_read_again_not_remembered() -> None:
+    # The memo is bounded in entries; these keep it bounded in bytes as well.
+    syntax = ArgSyntax(known={"--a"})
+    long_token = "--a=" + "x" * 10_000
+    syntax.parse([long_token])
+    syntax.parse(["--a", "y" * 20_000])
+    assert all(len(str(key)) < 20_000 for key in syntax._memo), "a long token was remembered"

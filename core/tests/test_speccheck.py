@@ -62,7 +62,10 @@ def test_a_valid_shard_has_no_problems(make_shard: Make) -> None:
             {"gpu_indices": (1000, 1001), "gpu_uuids": (MIG, MIG2), "profile_tp": 2},
             "gpu_uuids: a shard on MIG gets exactly one instance (CUDA enumerates one MIG device per process), got 2 devices",
         ),
-        ({"gpu_uuids": (MIG, MIG)}, "gpu_uuids: a device is listed twice"),
+        (
+            {"gpu_uuids": (MIG, MIG)},
+            "gpu_uuids: a device is listed twice (UUIDs are compared in either case)",
+        ),
         ({"hcas": ("mlx5_0", "mlx5_0")}, "hcas: listed twice: ['mlx5_0']"),
         ({"hcas": ("^=mlx5_0",)}, "hcas: expected an adapter name with an optional :port, got '^=mlx5_0'"),
         (

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import attrs
@@ -17,6 +18,10 @@ import attrs
 #: Distinct tokens (and argument lists) one syntax remembers how it read: enough for
 #: every profile of a node many times over, and bounded whatever a control plane sends.
 _CACHE_LIMIT = 4096
+#: Longer tokens, and argument lists longer in all, are read again each time: the memo's
+#: size stays bounded in bytes too, not only in entries.
+_MEMO_TOKEN = 256
+_MEMO_ARGS = 16384
 
 
 def _option_set(options: Iterable[str]) -> frozenset[str]:
@@ -57,7 +62,8 @@ class ArgSyntax:
         parsed = self._memo.get(key)
         if parsed is None:
             parsed = ParsedArgs.read(key[1], self)
-            self._remember(key, parsed)
+            if sum(map(len, key[1])) <= _MEMO_ARGS:
+                self._remember(key, parsed)
         return parsed
 
     def _remember(self, key: object, value: object) -> None:
@@ -87,7 +93,8 @@ class ArgSyntax:
         found = self._memo.get(token)
         if found is None:
             found = self._meanings(token)
-            self._remember(token, found)
+            if len(token) <= _MEMO_TOKEN:
+                self._remember(token, found)
         return found
 
     def _meanings(self, token: str) -> frozenset[str]:
@@ -151,7 +158,8 @@ class ParsedArgs:
             value = _value(tokens, index, token, syntax)
             for option in meanings:
                 uses.setdefault(option, []).append(OptionUse(index, token, option, value))
-        return cls(tokens, syntax, {option: tuple(found) for option, found in uses.items()})
+        # Read-only: every check, and every later validation of the same args, share it.
+        return cls(tokens, syntax, MappingProxyType({option: tuple(found) for option, found in uses.items()}))
 
     def find(self, options: Collection[str]) -> list[OptionUse]:
         """Every place that may select one of ``options``, in argument order."""
@@ -288,16 +296,18 @@ def positional_problems(
         refused: give 0 for flags and 1 for single-value options wherever they are known.
     :param engine: The engine's name, for the message.
     """
+    # Remembered with the arity itself: an id alone may be a new table's at a freed address.
     key = ("positional", id(arity))
-    found = args.memo.get(key)
-    if found is None:
-        found = args.memo[key] = _positional(args, id(arity), arity if callable(arity) else arity.get)
+    kept = args.memo.get(key)
+    if kept is None or kept[0] is not arity:  # type: ignore[index]
+        kept = args.memo[key] = (arity, _positional(args, arity, arity if callable(arity) else arity.get))
+    found = kept[1]  # type: ignore[index]
     return [
         f"profile {profile_name!r}: args[{index}]: not an option, and {why}, so {engine} "
         f"would read it as a positional argument; a profile's args may give none "
         f"(enginekit passes the model itself): remove it, or put it right after the "
         f"option it is a value of"
-        for index, why in found  # type: ignore[attr-defined]
+        for index, why in found
     ]
 
 
@@ -305,9 +315,7 @@ def positional_problems(
 _NOT_AN_OPTION = "not an option"
 
 
-def _positional(
-    args: ParsedArgs, arity_key: int, count: Callable[[str], int | None]
-) -> list[tuple[int, str]]:
+def _positional(args: ParsedArgs, arity: object, count: Callable[[str], int | None]) -> list[tuple[int, str]]:
     """Each positional token's index, and why it is positional."""
     syntax = args.syntax
     memo = syntax._memo
@@ -317,12 +325,15 @@ def _positional(
     remaining: int | None = 0
     option_at = refused_at = -1
     for index, token in enumerate(args.tokens):
-        key = ("takes", token, arity_key)
-        taken = memo.get(key, memo)
-        if taken is memo:
-            # What a token takes depends on the token alone: each is read once.
+        key = ("takes", token, id(arity))
+        kept = memo.get(key)
+        if kept is not None and kept[0] is arity:
+            taken = kept[1]
+        else:
+            # What a token takes depends on the token alone: each is read once per arity.
             taken = _NOT_AN_OPTION if syntax.normalise(token) is None else _takes(token, 0, syntax, count)[0]
-            syntax._remember(key, taken)
+            if len(token) <= _MEMO_TOKEN:
+                syntax._remember(key, (arity, taken))
         if taken is not _NOT_AN_OPTION:
             remaining, option_at, refused_at = taken, index, -1
             continue

@@ -16,6 +16,8 @@ from enginekit.text import UNSAFE_CHARACTERS, printable, unsafe_text
 F = TypeVar("F", bound=Callable[..., Any])
 #: A variable name or namespace: ASCII letters, digits and ``_``, not starting with a digit.
 _PORTABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,255}\Z")
+#: A part of a variable name: a prefix, or a suffix such as ``_PATH``.
+_NAME_PART = re.compile(r"[A-Za-z0-9_]{1,256}\Z")
 #: The shortest namespace an engine may open: its name and an underscore, at the least.
 _MIN_NAMESPACE = 3
 MASK = "<secret>"
@@ -103,6 +105,9 @@ class Answers:
             _each_text(self, hook, where, "an env value", command.env.values())
             _each_text(self, hook, where, "a name", (command.name,))
             _each_text(self, hook, where, "a reason", (*command.why, *command.why.values()))
+        if not all(_PORTABLE.match(name) for name in command.env):
+            # "CUDA_VISIBLE_DEVICES=0,1" as a name is a second entry for the real variable.
+            raise self.broken(hook, f"returned {where} with an env name that is not a portable name")
         if type(command.wait_for_leader_port) is not bool:
             raise self.broken(hook, f"returned {where} whose wait_for_leader_port is not true or false")
         secret = command.secret_env
@@ -129,18 +134,30 @@ class Answers:
             raise self.broken(
                 hook, f"returned a policy opening a namespace shorter than {_MIN_NAMESPACE} characters"
             )
-        if any(type(group) is not EnvDeny or not isinstance(group.why, str) for group in answer.denied_env):
-            raise self.broken(hook, "returned a policy whose denied_env holds something other than EnvDeny")
+        if not all(_deny_group_ok(group) for group in answer.denied_env):
+            raise self.broken(
+                hook,
+                "returned a policy whose denied_env holds something other than EnvDeny groups of "
+                "portable names, a printable reason and a true or false floor",
+            )
         if not isinstance(answer.syntax, ArgSyntax):
             raise self.broken(hook, "returned a policy whose syntax is not an ArgSyntax")
         for field in ("managed_args", "risky_args", "secret_args"):
             table = getattr(answer, field)
-            if not isinstance(table, Mapping) or set(map(type, (*table, *table.values()))) - {str}:
+            if not isinstance(table, Mapping) or not _texts(*table, *table.values()):
                 raise self.broken(hook, f"returned a policy whose {field} is not a table of option to text")
+        if not _texts(answer.display_name) and answer.display_name != "":
+            raise self.broken(hook, "returned a policy whose display_name is not plain text")
         if set(map(type, answer.allowed_args)) - {str}:
             raise self.broken(hook, "returned a policy whose allowed_args are not option names")
-        if answer.arity is not None and not (callable(answer.arity) or isinstance(answer.arity, Mapping)):
+        arity = answer.arity
+        if arity is not None and not (callable(arity) or isinstance(arity, Mapping)):
             raise self.broken(hook, "returned a policy whose arity is neither a table nor a function")
+        if isinstance(arity, Mapping) and not all(
+            type(option) is str and (count is None or (type(count) is int and count >= 0))
+            for option, count in arity.items()
+        ):
+            raise self.broken(hook, "returned a policy whose arity table is not option to a count of values")
         return answer
 
     @_guarded
@@ -185,6 +202,18 @@ class Answers:
             raise  # the operator pressed Ctrl-C: an interruption, not the plugin's answer
         except BaseException as exc:  # SystemExit and its kin are the plugin's answer too
             raise self.broken(hook, f"raised {described(exc, secret)}") from None
+
+
+def _texts(*items: object) -> bool:
+    """Whether every item is a non-empty string a message may show as it is."""
+    return all(type(item) is str and item and not UNSAFE_CHARACTERS.search(item) for item in items)
+
+
+def _deny_group_ok(group: object) -> bool:
+    if type(group) is not EnvDeny or type(group.floor) is not bool or not _texts(group.why):
+        return False
+    names = (*group.names, *group.prefixes, *group.suffixes)
+    return all(type(name) is str and _NAME_PART.match(name) for name in names)
 
 
 def _each_text(answers: Answers, hook: str, where: str, what: str, items: Any) -> None:
@@ -235,6 +264,11 @@ def described(exc: BaseException, secret: str = "") -> str:
     except Exception:  # an exception whose __str__ raises says nothing more
         return kind
     return f"{kind}: {printable(masked(text, secret))}" if text else kind
+
+
+def masked_error(exc: EnginekitError, secret: str) -> EnginekitError:
+    """``exc`` as the core's own error of the same kind, with ``secret`` masked and the text printable."""
+    return _refusal(exc, secret)
 
 
 def _refusal(exc: EnginekitError, secret: str) -> EnginekitError:

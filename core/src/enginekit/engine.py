@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +11,9 @@ import attrs
 from enginekit import hookspecs
 from enginekit.args import ParsedArgs
 from enginekit.checks import arg_policy_problems, bounds_problems, validate_common
-from enginekit.contract import Answers, masked
-from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
-from enginekit.errors import EngineError, SpecError
+from enginekit.contract import Answers, masked, masked_error
+from enginekit.envpolicy import DEFAULT_POLICY, RESERVED, EnvPolicy
+from enginekit.errors import EngineError, EnginekitError, SpecError
 from enginekit.logs import logger
 from enginekit.model import Command, GPUInfo, Profile, ShardSpec
 from enginekit.ncclenv import DroppedVar, EnvBuild, apply_profile_env, placement_env
@@ -41,7 +41,7 @@ class Engine:
         hooks: HookLookup,
         *,
         source: str = "added in process",
-        site_policy: EnvPolicy = DEFAULT_POLICY,
+        site_policy: EnvPolicy | Callable[[], EnvPolicy] = DEFAULT_POLICY,
         installed: Path | None = None,
     ) -> None:
         self.name = name
@@ -51,12 +51,14 @@ class Engine:
         self.source = source
         #: The build the agent installed for this engine, if any.
         self.installed = installed
-        self.site_policy = site_policy
+        #: The site's policy, or where to read it at every call (the registry's, which a
+        #: reloaded node config replaces: a handle already handed out judges by it too).
+        self._site_policy = site_policy
         self._hooks = hooks
         self._answers = Answers(name, source)
         self._constants: dict[str, Any] = {}
         self._policy: EnginePolicy | None = None
-        self._env_policy: EnvPolicy | None = None
+        self._env_policy: tuple[EnvPolicy, EnvPolicy] | None = None
 
     def __repr__(self) -> str:
         return f"Engine({self.name!r})"
@@ -74,11 +76,18 @@ class Engine:
         return self._policy
 
     @property
+    def site_policy(self) -> EnvPolicy:
+        """The site's env policy in force."""
+        site = self._site_policy
+        return site if isinstance(site, EnvPolicy) else site()
+
+    @property
     def env_policy(self) -> EnvPolicy:
         """The site's env policy with this engine's own rules: what its profiles may set."""
-        if self._env_policy is None:
-            self._env_policy = self.site_policy.for_engine(self.policy)
-        return self._env_policy
+        site = self.site_policy
+        if self._env_policy is None or self._env_policy[0] is not site:
+            self._env_policy = (site, site.for_engine(self.policy))
+        return self._env_policy[1]
 
     def _check(self, profile: Profile) -> None:
         if profile.engine != self.name:
@@ -102,9 +111,19 @@ class Engine:
         # An engine may read them its own way (a subclass of ArgSyntax): what that raises
         # is the plugin's bug, reported as such.
         args = self._answers.call("policy", policy.syntax.parse, args=profile.args)
-        if not isinstance(args, ParsedArgs):
-            raise self._answers.broken("policy", "returned a syntax whose parse() gives no ParsedArgs")
-        problems += arg_policy_problems(profile, args, policy, self.name)
+        if not (
+            isinstance(args, ParsedArgs)
+            and type(args.tokens) is tuple
+            and len(args.tokens) == len(profile.args)
+            and args.syntax is policy.syntax
+            and isinstance(args.uses, Mapping)
+        ):
+            raise self._answers.broken("policy", "returned a syntax whose parse() does not read the args")
+        # The policy's arity is the plugin's code too: what it raises or answers wrongly is its bug.
+        flags = self._answers.call(
+            "policy", arg_policy_problems, profile=profile, args=args, policy=policy, engine=self.name
+        )
+        problems += self._answers.sentences("policy", flags)
         answer = self._answers.sentences(
             "validate", self._call("validate", profile=profile, gpus=tuple(gpus), args=args)
         )
@@ -113,7 +132,11 @@ class Engine:
     def problems(self, shard: ShardSpec, gpus: Sequence[GPUInfo] = ()) -> list[str]:
         """Every problem with ``shard`` and its profile: what :meth:`plan` refuses, all at once."""
         self._check(shard.profile)
-        problems = self.validate(shard.profile, gpus) + check_spec(shard)
+        try:
+            problems = self.validate(shard.profile, gpus) + check_spec(shard)
+        except EnginekitError as exc:
+            # What the engine's reading or checks raise may quote the args, which may hold it.
+            raise masked_error(exc, shard.api_key) from None
         # A key pasted into another field (a path, a name) is still the key: never echoed.
         return [masked(problem, shard.api_key) for problem in problems]
 
@@ -142,13 +165,15 @@ class Engine:
         placed = placement_env(shard).env
         declared = self.policy.secret_env
         for index, command in enumerate(self._answers.commands("commands", answer)):
-            self._check_command(index, command, placed, declared)
+            try:
+                self._check_command(index, command, placed, declared)
+            except EngineError as exc:
+                raise masked_error(exc, shard.api_key) from None
             env = apply_profile_env(EnvBuild(command.env, command.why), shard, self.env_policy)
             dropped.update((var.key, var) for var in env.dropped)
             built.append(_with_env(command, env, self.name))
-        # Joined without a separator too: a key split over two argv elements is still there.
         argv = [arg for command in built for arg in command.argv()]
-        if shard.api_key and (shard.api_key in "\0".join(argv) or shard.api_key in "".join(argv)):
+        if shard.api_key and _holds(argv, shard.api_key):
             # Any local user can read /proc/PID/cmdline: a key there is a key published.
             raise EngineError(f"engine {self.name!r} put the API key on a command line; refusing it")
         return built, tuple(dropped.values())
@@ -167,6 +192,13 @@ class Engine:
                     f"returned {where} {what} the shard's placement variable {key}; build "
                     f"commands with enginekit.plugin.CommandBuilder, which keeps them as generated",
                 )
+        claimed = sorted(key for key in command.env if key.upper() in RESERVED and key not in placed)
+        if claimed:
+            # ROCR_VISIBLE_DEVICES next to the shard's CUDA_VISIBLE_DEVICES picks other GPUs.
+            raise self._answers.broken(
+                "commands",
+                f"returned {where} setting {claimed[0]}, which only the shard's placement sets",
+            )
         undeclared = sorted(key for key in command.secret_env if key.upper() not in declared)
         if undeclared:
             raise self._answers.broken(
@@ -216,6 +248,8 @@ class Engine:
         listing = self._answers.optional_command("device_listing", answer)
         if listing is None or shard is None:
             return listing
+        if shard.api_key and _holds(listing.argv(), shard.api_key):
+            raise EngineError(f"engine {self.name!r} put the API key on a command line; refusing it")
         placed = placement_env(shard)
         return attrs.evolve(listing, env={**placed.env, **listing.env}, why={**placed.why, **listing.why})
 
@@ -260,6 +294,11 @@ class Engine:
             notes=(*self.notes(shard), *allowances),
             dropped_env=dropped,
         )
+
+
+def _holds(argv: list[str], key: str) -> bool:
+    """Whether ``argv`` carries ``key``, in one element or split over several."""
+    return key in "\0".join(argv) or key in "".join(argv)
 
 
 def _with_env(command: Command, env: EnvBuild, engine: str) -> Command:

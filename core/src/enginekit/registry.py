@@ -79,8 +79,7 @@ class Registry:
 
     @policy.setter
     def policy(self, policy: EnvPolicy) -> None:
-        self._policy = policy
-        self._handles.clear()
+        self._policy = policy  # every engine handle reads it at its next call
 
     @classmethod
     def from_entry_points(
@@ -229,7 +228,7 @@ class Registry:
                 plugin,
                 lambda hook_name: self._caller(name, hook_name),
                 source=self.source(name),
-                site_policy=self.policy,
+                site_policy=lambda: self._policy,
                 installed=self._installed.get(name),
             )
             self._handles[name] = engine
@@ -272,8 +271,10 @@ class Registry:
                 self._callers[key] = _no_answer
             elif len(impls) == 1 and not (impls[0].wrapper or impls[0].hookwrapper or impls[0].kwargnames):
                 # The engine's own implementation alone, no wrapper: call it as pluggy would
-                # (with the arguments it declares), without the machinery wrappers need.
-                self._callers[key] = _direct(impls[0].function, impls[0].argnames)
+                # (with the arguments it declares), without the machinery wrappers need, for
+                # as long as nothing else is registered for the hook (``pm`` is public).
+                hook = getattr(self.pm.hook, hook_name)
+                self._callers[key] = _direct(impls[0], hook, caller)
             else:
                 self._callers[key] = caller
         return self._callers[key]
@@ -329,10 +330,18 @@ def _no_answer(**_: Any) -> None:
     return None
 
 
-def _direct(function: Any, argnames: tuple[str, ...]) -> Any:
-    """A call of one hook implementation with the arguments it declares, as pluggy makes it."""
+def _direct(impl: Any, hook: Any, caller: Any) -> Any:
+    """A call of one hook implementation with the arguments it declares, as pluggy makes it.
+
+    Through ``caller`` (pluggy's) instead whenever the hook's implementations changed since:
+    a wrapper registered on the plugin manager directly wraps every later call.
+    """
+    function, argnames = impl.function, impl.argnames
+    registered = hook.get_hookimpls()
 
     def call(**kwargs: Any) -> Any:
+        if hook.get_hookimpls() != registered:
+            return caller(**kwargs)
         return function(*[kwargs[name] for name in argnames])
 
     return call

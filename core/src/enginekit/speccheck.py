@@ -196,8 +196,8 @@ def _devices(spec: ShardSpec) -> Iterator[str]:
                 f"GPU(s) per node, the shard has {len(spec.gpu_indices)}"
             )
         return
-    if len(set(uuids)) != len(uuids):
-        yield "gpu_uuids: a device is listed twice"
+    if len({uuid.upper() for uuid in uuids}) != len(uuids):
+        yield "gpu_uuids: a device is listed twice (UUIDs are compared in either case)"
     if spec.gpu_indices and len(uuids) != len(spec.gpu_indices):
         yield (
             f"gpu_uuids: names {len(uuids)} device(s) but gpu_indices has "
