@@ -11,11 +11,13 @@ from enginekit.args import ArgSyntax
 from enginekit.errors import EngineError, EnginekitError
 from enginekit.model import Command
 from enginekit.policy import NO_POLICY, EnginePolicy, EnvDeny
-from enginekit.text import UNSAFE_CHARACTERS, printable, unsafe_text
+from enginekit.text import has_unsafe, printable, unsafe_text
 
 F = TypeVar("F", bound=Callable[..., Any])
 #: A variable name or namespace: ASCII letters, digits and ``_``, not starting with a digit.
 _PORTABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,255}\Z")
+#: Portable names, one per line: every env name of a command checked in one match.
+_PORTABLE_NAMES = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]{0,255}\n)+\Z")
 #: A part of a variable name: a prefix, or a suffix such as ``_PATH``.
 _NAME_PART = re.compile(r"[A-Za-z0-9_]{1,256}\Z")
 #: The shortest namespace an engine may open: its name and an underscore, at the least.
@@ -42,7 +44,12 @@ def _guarded(check: F) -> F:
 
 
 class Answers:
-    """Checks the answers of one engine's hooks; every error names the engine, its source and the hook."""
+    """Checks the answers of one engine's hooks; every error names the engine, its source and the hook.
+
+    Checks that read into an answer's parts (commands, policies) are guarded: a part may be
+    an object whose methods are the plugin's. The others compare exact types before
+    anything else, so no code of the plugin's runs while they read.
+    """
 
     def __init__(self, engine: str, source: str) -> None:
         self.engine = engine
@@ -52,7 +59,6 @@ class Answers:
         """The error for a hook that broke its contract."""
         return EngineError(f"engine {self.engine!r} ({printable(self.source)}): hook {hook}() {what}")
 
-    @_guarded
     def sentences(self, hook: str, answer: object) -> list[str]:
         """A list of sentences (problems, notes); ``None`` is the empty list."""
         if answer is None:
@@ -98,14 +104,14 @@ class Answers:
                 raise self.broken(hook, f"returned {where} whose {what} is {_kind(value)}, expected a table")
         texts = (command.path, *command.args, *command.env, *command.env.values(), command.name)
         texts += (*command.why, *command.why.values())
-        if set(map(type, texts)) != {str} or UNSAFE_CHARACTERS.search(" ".join(texts)):
+        if set(map(type, texts)) != {str} or has_unsafe(" ".join(texts)):
             # Rare: find which, to say so.
             _each_text(self, hook, where, "an argv element", (command.path, *command.args))
             _each_text(self, hook, where, "an env name", command.env)
             _each_text(self, hook, where, "an env value", command.env.values())
             _each_text(self, hook, where, "a name", (command.name,))
             _each_text(self, hook, where, "a reason", (*command.why, *command.why.values()))
-        if not all(_PORTABLE.match(name) for name in command.env):
+        if command.env and not _PORTABLE_NAMES.match("\n".join(command.env) + "\n"):
             # "CUDA_VISIBLE_DEVICES=0,1" as a name is a second entry for the real variable.
             raise self.broken(hook, f"returned {where} with an env name that is not a portable name")
         if type(command.wait_for_leader_port) is not bool:
@@ -160,14 +166,12 @@ class Answers:
             raise self.broken(hook, "returned a policy whose arity table is not option to a count of values")
         return answer
 
-    @_guarded
     def flag(self, hook: str, answer: object) -> bool | None:
         """True, False, or ``None`` for "use the default"."""
         if answer is not None and type(answer) is not bool:
             raise self.broken(hook, f"returned {_kind(answer)}, expected true or false")
         return answer
 
-    @_guarded
     def url_path(self, hook: str, answer: object, default: str) -> str:
         """A path appended to the shard's base URL: it starts with ``/`` and is plain text."""
         if answer is None:
@@ -177,7 +181,6 @@ class Answers:
             raise self.broken(hook, f"returned {_kind(answer)}, expected a URL path starting with '/'")
         return answer
 
-    @_guarded
     def reason(self, hook: str, answer: object) -> str | None:
         """A sentence, or ``None``."""
         if answer is None or (type(answer) is str and not answer):
@@ -206,7 +209,7 @@ class Answers:
 
 def _texts(*items: object) -> bool:
     """Whether every item is a non-empty string a message may show as it is."""
-    return all(type(item) is str and item and not UNSAFE_CHARACTERS.search(item) for item in items)
+    return all(type(item) is str and item and not has_unsafe(item) for item in items)
 
 
 def _deny_group_ok(group: object) -> bool:

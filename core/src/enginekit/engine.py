@@ -222,13 +222,17 @@ class Engine:
 
     def health_path(self) -> str:
         """The path that answers 200 only when the shard is ready."""
-        answer = self._constant("health_path")
-        return self._answers.url_path("health_path", answer, hookspecs.DEFAULT_HEALTH_PATH)
+        return self._path("health_path", hookspecs.DEFAULT_HEALTH_PATH)
 
     def metrics_path(self) -> str:
         """The path that serves Prometheus text."""
-        answer = self._constant("metrics_path")
-        return self._answers.url_path("metrics_path", answer, hookspecs.DEFAULT_METRICS_PATH)
+        return self._path("metrics_path", hookspecs.DEFAULT_METRICS_PATH)
+
+    def _path(self, hook_name: str, default: str) -> str:
+        key = "checked " + hook_name
+        if key not in self._constants:
+            self._constants[key] = self._answers.url_path(hook_name, self._constant(hook_name), default)
+        return self._constants[key]  # type: ignore[no-any-return]
 
     def notes(self, shard: ShardSpec) -> list[str]:
         """What an operator should know about how this shard will run."""

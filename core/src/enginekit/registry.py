@@ -53,7 +53,7 @@ class Registry:
     """
 
     def __init__(self, *, policy: EnvPolicy = DEFAULT_POLICY, lenient: bool = False) -> None:
-        self.pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+        self.pm = _Manager(hookspecs.PROJECT_NAME)
         self.pm.add_hookspecs(hookspecs)
         self._policy = policy
         self.lenient = lenient
@@ -273,8 +273,7 @@ class Registry:
                 # The engine's own implementation alone, no wrapper: call it as pluggy would
                 # (with the arguments it declares), without the machinery wrappers need, for
                 # as long as nothing else is registered for the hook (``pm`` is public).
-                hook = getattr(self.pm.hook, hook_name)
-                self._callers[key] = _direct(impls[0], hook, caller)
+                self._callers[key] = _direct(impls[0], self.pm, caller)
             else:
                 self._callers[key] = caller
         return self._callers[key]
@@ -330,17 +329,31 @@ def _no_answer(**_: Any) -> None:
     return None
 
 
-def _direct(impl: Any, hook: Any, caller: Any) -> Any:
+class _Manager(pluggy.PluginManager):
+    """pluggy's plugin manager, counting what is registered: a direct call knows when to step aside."""
+
+    generation = 0
+
+    def register(self, plugin: object, name: str | None = None) -> str | None:
+        self.generation += 1
+        return super().register(plugin, name)
+
+    def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
+        self.generation += 1
+        return super().unregister(plugin, name)
+
+
+def _direct(impl: Any, pm: _Manager, caller: Any) -> Any:
     """A call of one hook implementation with the arguments it declares, as pluggy makes it.
 
-    Through ``caller`` (pluggy's) instead whenever the hook's implementations changed since:
-    a wrapper registered on the plugin manager directly wraps every later call.
+    Through ``caller`` (pluggy's) instead once anything else is registered or removed: a
+    wrapper registered on the plugin manager directly wraps every later call.
     """
     function, argnames = impl.function, impl.argnames
-    registered = hook.get_hookimpls()
+    seen = pm.generation
 
     def call(**kwargs: Any) -> Any:
-        if hook.get_hookimpls() != registered:
+        if pm.generation != seen:
             return caller(**kwargs)
         return function(*[kwargs[name] for name in argnames])
 

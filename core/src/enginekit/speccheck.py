@@ -14,7 +14,7 @@ import attrs
 
 from enginekit.convert import unstructure
 from enginekit.model import MAX_GPU_INDEX, MAX_NODES, MAX_THREADS, ShardSpec, is_mig
-from enginekit.text import UNSAFE_CHARACTERS, describe
+from enginekit.text import UNSAFE_CHARACTERS, describe, has_unsafe
 
 # nvidia-smi prints the prefixes upper case; either case is read the same, here and by
 # every rule that asks "is this a MIG instance?" (enginekit.model.is_mig).
@@ -62,7 +62,7 @@ def _problems(spec: ShardSpec) -> Iterator[str]:
         return
     texts: list[str] = []
     _collect(spec, texts)
-    if UNSAFE_CHARACTERS.search("".join(texts)):  # the common case needs no paths
+    if has_unsafe("".join(texts)):  # the common case needs no paths
         yield from _strings(unstructure(spec), "")
     yield from _port("http_port", spec.http_port)
     if spec.kv_events_port:

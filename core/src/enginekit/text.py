@@ -22,8 +22,22 @@ UNSAFE_CHARACTERS = re.compile(
 )
 
 
+def has_unsafe(text: str) -> bool:
+    """Whether ``text`` holds a character of :data:`UNSAFE_CHARACTERS`.
+
+    Printable ASCII, by far the common case, is answered without the pattern: in ASCII the
+    unsafe characters are exactly the ones ``str.isprintable`` refuses (controls and DEL),
+    and both tests run in C, many times faster than a search.
+    """
+    if text.isascii() and text.isprintable():
+        return False
+    return UNSAFE_CHARACTERS.search(text) is not None
+
+
 def unsafe_text(text: str) -> str | None:
     """Why ``text`` may not reach a process, or None when it may. The text itself is never echoed."""
+    if text.isascii() and text.isprintable():
+        return None
     found = UNSAFE_CHARACTERS.search(text)
     if found is None:
         return None
@@ -56,7 +70,7 @@ def printable(text: str, limit: int = 2000) -> str:
     For text enginekit did not write (a plugin's message, a name from an entry point):
     shown, so an operator can act on it, but never able to forge a line or hide itself.
     """
-    if UNSAFE_CHARACTERS.search(text):
+    if has_unsafe(text):
         text = "".join(_escaped(char) for char in text)
     return text if len(text) <= limit else text[:limit] + "…"
 
