@@ -31,7 +31,7 @@ def is_mig(uuid: str) -> bool:
     return uuid[:4].upper() == "MIG-"
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, cache_hash=True)
 class Adapter:
     """A LoRA adapter loaded beside the model.
 
@@ -91,7 +91,7 @@ class Profile:
         return self.served_model_name or self.model_path
 
 
-@attrs.frozen(kw_only=True)
+@attrs.frozen(kw_only=True, cache_hash=True)
 class GPUInfo:
     """The facts about one GPU that validation needs."""
 

@@ -273,7 +273,7 @@ class Registry:
                 # The engine's own implementation alone, no wrapper: call it as pluggy would
                 # (with the arguments it declares), without the machinery wrappers need, for
                 # as long as nothing else is registered for the hook (``pm`` is public).
-                self._callers[key] = _direct(impls[0], self.pm, caller)
+                self._callers[key] = _Direct(impls[0], self.pm, caller)
             else:
                 self._callers[key] = caller
         return self._callers[key]
@@ -343,21 +343,28 @@ class _Manager(pluggy.PluginManager):
         return super().unregister(plugin, name)
 
 
-def _direct(impl: Any, pm: _Manager, caller: Any) -> Any:
+class _Direct:
     """A call of one hook implementation with the arguments it declares, as pluggy makes it.
 
     Through ``caller`` (pluggy's) instead once anything else is registered or removed: a
     wrapper registered on the plugin manager directly wraps every later call.
     """
-    function, argnames = impl.function, impl.argnames
-    seen = pm.generation
 
-    def call(**kwargs: Any) -> Any:
-        if pm.generation != seen:
-            return caller(**kwargs)
-        return function(*[kwargs[name] for name in argnames])
+    __slots__ = ("argnames", "caller", "function", "pm", "seen")
 
-    return call
+    def __init__(self, impl: Any, pm: _Manager, caller: Any) -> None:
+        self.function, self.argnames = impl.function, impl.argnames
+        self.pm, self.caller, self.seen = pm, caller, pm.generation
+
+    @property
+    def alone(self) -> bool:
+        """Whether the engine's own implementation is still all there is: no wrapper sees the call."""
+        return self.pm.generation == self.seen
+
+    def __call__(self, **kwargs: Any) -> Any:
+        if self.pm.generation != self.seen:
+            return self.caller(**kwargs)
+        return self.function(*[kwargs[name] for name in self.argnames])
 
 
 def _instantiate(obj: Any, raw: object, name: str, lenient: bool, warnings: list[str]) -> object:
