@@ -23,15 +23,18 @@ from enginekit.args import ArgSyntax, ParsedArgs
 from enginekit.builder import CommandBuilder, leader_endpoint, node_ip
 from enginekit.checks import validate_common
 from enginekit.convert import structure, unstructure
+from enginekit.envpolicy import EnvPolicy
 from enginekit.errors import SpecError
-from enginekit.policy import EnginePolicy
+from enginekit.policy import EnginePolicy, EnvDeny
 from enginekit.speccheck import check_spec
 from enginekit.testing import (
     SHAPES,
     TEST_API_KEY,
     EngineConformance,
+    assert_env_denied,
     check_engine,
     engine_for,
+    env_verdict,
     example_shard,
     forbid_side_effects,
     make_cpu,
@@ -832,3 +835,76 @@ def test_sites_opening_tries_every_way_a_site_opens_a_name() -> None:
     assert sites["a site opening its namespace"].allow_prefixes == ("MYENGINE_",)
     assert dict(sites["a site allowing it as unsafe"].allow_unsafe) == {"MYENGINE_API_KEY": "site ticket 7"}
     assert len(sites_opening("MYENGINE_API_KEY", unsafe=False)) == 3
+
+
+class Denying(Tiny):
+    """Tiny with a deny list: a floor group in its open namespace."""
+
+    @hookimpl
+    def policy(self) -> EnginePolicy:
+        return attrs.evolve(
+            super().policy(),
+            denied_env=(EnvDeny("tiny would load the plugin named by it", "TINY_PLUGIN_LIB", "TINY_HOOK_"),),
+        )
+
+
+def test_env_verdict_judges_a_name_through_the_engine_under_a_site() -> None:
+    assert env_verdict(Tiny(), "tiny", "TINY_LOG_LEVEL") == (False, "")
+    assert env_verdict(Tiny(), "tiny", "TINY_LOG_LEVEL", EnvPolicy(deny={"TINY_LOG_LEVEL"})) == (
+        True,
+        "denied by this site's policy",
+    )
+    assert env_verdict(Denying(), "tiny", "tiny_plugin_lib") == (
+        True,
+        "denied: tiny would load the plugin named by it",
+    )
+
+
+@pytest.mark.parametrize("name", ["TINY_PLUGIN_LIB", "TINY_HOOK_ON_START"])
+def test_assert_env_denied_passes_for_an_engines_floor_name_and_prefix(name: str) -> None:
+    assert_env_denied(Denying(), "tiny", name, "load the plugin", why="it loads code")
+
+
+def test_assert_env_denied_checks_a_group_that_is_not_a_floor_opens_with_allow() -> None:
+    # glibc's numeric allocator tunables: refused by default, opened by a site's allow list.
+    assert_env_denied(Tiny(), "tiny", "MALLOC_ARENA_MAX", "allocator", floor=False)
+    with pytest.raises(AssertionError, match=r"^MALLOC_ARENA_MAX under a site allowing it by name: expected"):
+        assert_env_denied(Tiny(), "tiny", "MALLOC_ARENA_MAX", "allocator")
+    with pytest.raises(AssertionError, match=r"^TINY_PLUGIN_LIB is not opened by a site allowing it by name"):
+        assert_env_denied(Denying(), "tiny", "TINY_PLUGIN_LIB", "load the plugin", floor=False)
+
+
+@pytest.mark.parametrize(
+    ("plugin", "name", "reason_part", "message"),
+    [
+        (
+            Tiny(),
+            "TINY_LOG_LEVEL",
+            "load the plugin",
+            "TINY_LOG_LEVEL under the default policy: expected a refusal 'denied: …load the plugin…', "
+            "but tiny judges it 'acceptable' (a profile could load code)",
+        ),
+        (
+            Denying(),
+            "TINY_PLUGIN_LIB",
+            "a credential",
+            "TINY_PLUGIN_LIB under the default policy: expected a refusal 'denied: …a credential…', "
+            "but tiny judges it 'denied: tiny would load the plugin named by it' (a profile could load code)",
+        ),
+        (
+            Tiny(),
+            "TINY_HOST_IP",
+            "load the plugin",
+            "TINY_HOST_IP under the default policy: expected a refusal 'denied: …load the plugin…', but tiny "
+            "judges it 'reserved by the engine: generated for the shard, or carries its secret' "
+            "(a profile could load code)",
+        ),
+    ],
+    ids=["open", "another-reason", "reserved"],
+)
+def test_assert_env_denied_fails_naming_the_name_the_site_and_the_reason(
+    plugin: object, name: str, reason_part: str, message: str
+) -> None:
+    with pytest.raises(AssertionError) as failure:
+        assert_env_denied(plugin, "tiny", name, reason_part, why="a profile could load code")
+    assert str(failure.value).splitlines()[0] == message

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
 from enginekit.plugin import Profile, ShardSpec, placement_env
-from enginekit.testing import engine_for, sites_opening
+from enginekit.testing import assert_env_denied, engine_for, env_verdict, sites_opening
 from enginekit_llamacpp import LlamaCppConfig, LlamaCppEngine
 
 RESERVED = (True, "reserved by the engine: generated for the shard, or carries its secret")
@@ -21,12 +21,7 @@ MIG = "MIG-4f7a8c2e-1b3d-4e5f-8a9b-0c1d2e3f4a5b"
 
 
 def verdict(key: str, site: EnvPolicy = DEFAULT_POLICY) -> tuple[bool, str]:
-    return engine_for(LlamaCppEngine(), "llamacpp", policy=site).env_policy.unsafe_env(key)
-
-
-def sites(key: str) -> list[tuple[str, EnvPolicy]]:
-    """Every way a site can try to open ``key`` short of allow_unsafe."""
-    return sites_opening(key, unsafe=False)
+    return env_verdict(LlamaCppEngine(), "llamacpp", key, site)
 
 
 # --- ggml's namespace is open: the escape hatch for per-cluster tuning ------------------------
@@ -64,17 +59,12 @@ DENIED = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("key", "why", "reason"), DENIED, ids=[row[0] for row in DENIED])
+@pytest.mark.parametrize(("key", "group", "reason"), DENIED, ids=[row[0] for row in DENIED])
 def test_every_denied_name_is_refused_for_its_reason_whatever_allow_says(
-    key: str, why: str, reason: str
+    key: str, group: str, reason: str
 ) -> None:
-    for spelling in (key, key.lower()):
-        for how, site in sites(key):
-            bad, said = verdict(spelling, site)
-            assert bad, f"{spelling} under {how}: {reason}"
-            assert said.startswith(f"denied: {why}"), f"{spelling} under {how}: {said}"
     # A floor: only an allow_unsafe entry with a reason opens it, and every plan says so.
-    assert verdict(key, EnvPolicy(allow_unsafe={key: "vetted"})) == (False, "")
+    assert_env_denied(LlamaCppEngine(), "llamacpp", key, f"denied: {group}", why=reason)
 
 
 def test_llama_arg_x_is_refused_in_a_profile() -> None:
@@ -104,7 +94,7 @@ RESERVED_ROWS = [
 @pytest.mark.parametrize(("key", "reason"), RESERVED_ROWS, ids=[row[0] for row in RESERVED_ROWS])
 def test_every_reserved_name_is_refused_whatever_the_site_allows(key: str, reason: str) -> None:
     for spelling in (key, key.lower()):
-        for how, site in [*sites(key), ("a site allowing it as unsafe", EnvPolicy(allow_unsafe={key: "x"}))]:
+        for how, site in sites_opening(key):
             assert verdict(spelling, site) == RESERVED, f"{spelling} is settable under {how}: {reason}"
 
 

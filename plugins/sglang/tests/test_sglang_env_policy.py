@@ -12,9 +12,9 @@ from __future__ import annotations
 import attrs
 import pytest
 from enginekit import Profile, ShardSpec
-from enginekit.envpolicy import EnvPolicy
+from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
 from enginekit.plugin import placement_env
-from enginekit.testing import engine_for, sites_opening
+from enginekit.testing import assert_env_denied, engine_for, env_verdict, sites_opening
 from enginekit_sglang import SglangConfig, SglangEngine
 from enginekit_sglang.flags import SYNTAX
 
@@ -97,11 +97,9 @@ RESERVED_ROWS: tuple[tuple[str, str], ...] = (
 KEY_ENV = "ENGINEKIT_API_KEY"
 
 
-def judged(name: str, site: EnvPolicy | None = None) -> tuple[bool, str]:
-    """How SGLang's profiles may use ``name`` under ``site`` (the default policy when None)."""
-    if site is None:
-        return ENGINE.env_policy.unsafe_env(name)
-    return engine_for(SglangEngine(), "sglang", policy=site).env_policy.unsafe_env(name)
+def judged(name: str, site: EnvPolicy = DEFAULT_POLICY) -> tuple[bool, str]:
+    """How SGLang's profiles may use ``name`` under ``site``."""
+    return env_verdict(SglangEngine(), "sglang", name, site)
 
 
 def profile(**env: str) -> Profile:
@@ -111,19 +109,11 @@ def profile(**env: str) -> Profile:
 # --- denied names ------------------------------------------------------------------------------
 
 
-def _says(name: str, group: str, site: EnvPolicy | None = None) -> tuple[bool, str]:
-    bad, why = judged(name, site)
-    return bad and why.startswith("denied: ") and group in why, why
-
-
 @pytest.mark.parametrize(("name", "group", "reason"), EXACT, ids=[row[0] for row in EXACT])
 def test_every_denied_name_is_refused_for_its_reason(name: str, group: str, reason: str) -> None:
-    for spelling in (name, name.lower()):
-        ok, why = _says(spelling, group)
-        assert ok, (
-            f"{spelling} is no longer on SGLang's deny list ({group}…): {reason}. "
-            f"It is now judged {why or 'acceptable'!r}, which a site's allow list or a namespace can open."
-        )
+    # Every SGLang group is a floor: no site's allow list or namespace opens one; only
+    # allow_unsafe, with a reason every plan repeats.
+    assert_env_denied(SglangEngine(), "sglang", name, group, why=reason)
 
 
 @pytest.mark.parametrize(
@@ -133,9 +123,7 @@ def test_every_denied_prefix_is_refused_for_its_reason(
     prefix: str, example: str, group: str, reason: str
 ) -> None:
     assert example.startswith(prefix)
-    for spelling in (example, example.lower()):
-        ok, why = _says(spelling, group)
-        assert ok, f"{spelling} (under {prefix}*) is no longer denied ({group}…): {reason}; now {why!r}"
+    assert_env_denied(SglangEngine(), "sglang", example, group, why=f"under {prefix}*: {reason}")
 
 
 @pytest.mark.parametrize(
@@ -147,26 +135,7 @@ def test_a_credential_suffix_is_refused_in_sglangs_open_namespace(
     assert judged(example.replace(suffix, "_LEVEL")) == (False, ""), (
         "the example must be in an open namespace"
     )
-    for spelling in (example, example.lower()):
-        ok, why = _says(spelling, group)
-        assert ok, f"{spelling} (*{suffix}) is no longer denied ({group}…): {reason}; now {why!r}"
-
-
-def _rows() -> list[tuple[str, str, str]]:
-    return [
-        *EXACT,
-        *((example, group, reason) for _, example, group, reason in PREFIXES),
-        *((example, group, reason) for _, example, group, reason in SUFFIXES),
-    ]
-
-
-@pytest.mark.parametrize(("name", "group", "reason"), _rows(), ids=[row[0] for row in _rows()])
-def test_a_sites_allow_list_cannot_open_a_denied_name(name: str, group: str, reason: str) -> None:
-    # Every SGLang group is a floor: only allow_unsafe, with a reason every plan repeats, opens one.
-    ok, why = _says(name, group, EnvPolicy(allow={name}))
-    assert ok, f"a site's allow list opened {name}, which is a floor entry: {reason} ({why!r})"
-    assert "allow_unsafe" in why
-    assert judged(name, EnvPolicy(allow_unsafe={name: "site ticket 7"})) == (False, "")
+    assert_env_denied(SglangEngine(), "sglang", example, group, why=f"*{suffix}: {reason}")
 
 
 def _listed() -> tuple[dict[str, str], dict[str, str]]:
@@ -236,15 +205,10 @@ def test_an_unknown_sglang_name_that_points_at_code_or_files_is_refused(namespac
 # --- reserved and secret names -----------------------------------------------------------------
 
 
-def _sites(key: str) -> list[tuple[str, EnvPolicy]]:
-    """Every way a site can try to open ``key``."""
-    return sites_opening(key)
-
-
 @pytest.mark.parametrize(("key", "reason"), RESERVED_ROWS, ids=[row[0] for row in RESERVED_ROWS])
 def test_every_reserved_key_is_refused_whatever_the_site_allows(key: str, reason: str) -> None:
     for spelling in (key, key.lower()):
-        for site_name, site in _sites(key):
+        for site_name, site in sites_opening(key):
             verdict = judged(spelling, site)
             assert verdict == (True, RESERVED), (
                 f"{spelling} is no longer reserved under {site_name} ({reason}); it is now judged {verdict}"
@@ -263,7 +227,7 @@ def test_every_reserved_key_has_a_row_with_its_reason_here() -> None:
 
 
 @pytest.mark.parametrize(
-    ("site_name", "site"), _sites(KEY_ENV), ids=lambda v: v if isinstance(v, str) else ""
+    ("site_name", "site"), sites_opening(KEY_ENV), ids=lambda v: v if isinstance(v, str) else ""
 )
 def test_the_key_variable_cannot_be_set_by_a_profile_whatever_the_site_allows(
     site_name: str, site: EnvPolicy

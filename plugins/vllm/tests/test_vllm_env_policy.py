@@ -22,7 +22,7 @@ from enginekit import Engine, ShardSpec
 from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
 from enginekit.errors import SpecError
 from enginekit.plugin import placement_env
-from enginekit.testing import engine_for, sites_opening
+from enginekit.testing import assert_env_denied, engine_for, env_verdict, sites_opening
 from enginekit_vllm import VllmConfig, VllmEngine
 from enginekit_vllm.policy import DENIED_ENV, OPEN_ENV, RESERVED_ENV, SECRET_ENV
 from vllm_specs import KEY, profile, single, two_node
@@ -40,7 +40,7 @@ def engine(site: EnvPolicy = DEFAULT_POLICY, config: VllmConfig | None = None) -
 
 def judged(key: str, site: EnvPolicy = DEFAULT_POLICY) -> tuple[bool, str]:
     """How a vLLM profile's variable ``key`` is judged under the site policy ``site``."""
-    return engine(site).env_policy.unsafe_env(key)
+    return env_verdict(VllmEngine(), "vllm", key, site)
 
 
 def with_env(shard: ShardSpec, env: dict[str, str]) -> ShardSpec:
@@ -118,19 +118,11 @@ SUFFIXES: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def _denied_for(key: str, group: str, site: EnvPolicy = DEFAULT_POLICY) -> tuple[bool, str]:
-    bad, why = judged(key, site)
-    return bad and why.startswith("denied: ") and group in why, why
-
-
 @pytest.mark.parametrize(("name", "group", "reason"), EXACT, ids=[row[0] for row in EXACT])
 def test_every_denied_vllm_name_is_refused_for_its_reason(name: str, group: str, reason: str) -> None:
-    for spelling in (name, name.lower()):
-        ok, why = _denied_for(spelling, group)
-        assert ok, (
-            f"{spelling} is no longer denied for vLLM ({group}…): {reason}. "
-            f"It is now judged {why or 'acceptable'!r}, which a site's allow list or a namespace can open."
-        )
+    # Every vLLM group loads code, redirects trust or reaches another cluster: a floor. No
+    # site's allow list or namespace opens one; only allow_unsafe, with a reason every plan repeats.
+    assert_env_denied(VllmEngine(), "vllm", name, group, why=reason)
 
 
 @pytest.mark.parametrize(
@@ -140,34 +132,13 @@ def test_every_denied_prefix_is_refused_for_its_reason(
     prefix: str, example: str, group: str, reason: str
 ) -> None:
     assert example.startswith(prefix)
-    for spelling in (example, example.lower()):
-        ok, why = _denied_for(spelling, group)
-        assert ok, f"{spelling} (under {prefix}*) is no longer denied for vLLM ({group}…): {reason}; {why!r}"
+    assert_env_denied(VllmEngine(), "vllm", example, group, why=f"under {prefix}*: {reason}")
 
 
 @pytest.mark.parametrize(("suffix", "example", "reason"), SUFFIXES, ids=[row[1] for row in SUFFIXES])
 def test_a_credential_in_vllms_namespace_is_refused(suffix: str, example: str, reason: str) -> None:
     assert judged(example.replace(suffix, "_LEVEL")) == (False, ""), "the example must be in vLLM's namespace"
-    for spelling in (example, example.lower()):
-        ok, why = _denied_for(spelling, CREDENTIAL)
-        assert ok, f"{spelling} (*{suffix}) is accepted for vLLM: {reason}; {why!r}"
-
-
-def _rows() -> list[tuple[str, str, str]]:
-    return [*EXACT, *((example, group, reason) for _, example, group, reason in PREFIXES)]
-
-
-@pytest.mark.parametrize(("name", "group", "reason"), _rows(), ids=[row[0] for row in _rows()])
-def test_a_sites_allow_list_cannot_open_a_denied_vllm_name(name: str, group: str, reason: str) -> None:
-    # Every vLLM group loads code, redirects trust or reaches another cluster: a floor.
-    # Only allow_unsafe, with a reason every plan repeats, opens one.
-    bad, why = judged(name, EnvPolicy(allow={name}))
-    assert bad, f"a site's allow list opened {name}, a floor entry: {reason}"
-    assert group in why, why
-    assert "allow_unsafe" in why, why
-    unsafe = EnvPolicy(allow_unsafe={name: "vendor ticket 42"})
-    assert judged(name, unsafe) == (False, "")
-    assert engine(unsafe).env_policy.unsafe_allowances({name: "1"}) == [(name, "vendor ticket 42")]
+    assert_env_denied(VllmEngine(), "vllm", example, CREDENTIAL, why=f"*{suffix}: {reason}")
 
 
 def _listed() -> tuple[set[str], set[str]]:
@@ -233,15 +204,10 @@ RESERVED_ROWS: tuple[tuple[str, str], ...] = (
 )  # fmt: skip
 
 
-def _sites(key: str) -> list[tuple[str, EnvPolicy]]:
-    """Every way a site can try to open ``key``."""
-    return sites_opening(key)
-
-
 @pytest.mark.parametrize(("key", "reason"), RESERVED_ROWS, ids=[row[0] for row in RESERVED_ROWS])
 def test_every_reserved_key_is_refused_whatever_the_site_allows(key: str, reason: str) -> None:
     for spelling in (key, key.lower()):
-        for site_name, site in _sites(key):
+        for site_name, site in sites_opening(key):
             verdict = judged(spelling, site)
             assert verdict == RESERVED, f"{spelling} is open under {site_name} ({reason}): {verdict}"
 

@@ -30,7 +30,8 @@ The pieces, each usable alone:
 - :mod:`~enginekit.testing.strategies` (needs hypothesis): ``shards(engine, shapes)``,
   ``api_keys()``;
 - :mod:`~enginekit.testing.purity`: :func:`forbid_side_effects`;
-- :mod:`~enginekit.testing.engines`: :func:`engine_for` and :func:`check_engine`;
+- :mod:`~enginekit.testing.engines`: :func:`engine_for`, :func:`check_engine`, and for an
+  engine's env rules :func:`sites_opening`, :func:`env_verdict` and :func:`assert_env_denied`;
 - :mod:`~enginekit.testing.pytest_plugin`: the ``make_shard`` and ``make_profile``
   fixtures, installed as the pytest plugin ``enginekit``.
 
@@ -44,7 +45,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
-from enginekit.testing.engines import check_engine, engine_for, instantiate, sites_opening
+from enginekit.testing.engines import (
+    assert_env_denied,
+    check_engine,
+    engine_for,
+    env_verdict,
+    instantiate,
+    sites_opening,
+)
 from enginekit.testing.factories import (
     SHAPES,
     TEST_API_KEY,
@@ -83,8 +91,10 @@ __all__ = [
     "TEST_MIG_UUID",
     "EngineConformance",
     "EnvPolicy",
+    "assert_env_denied",
     "check_engine",
     "engine_for",
+    "env_verdict",
     "example_shard",
     "forbid_side_effects",
     "instantiate",

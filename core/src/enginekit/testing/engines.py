@@ -64,6 +64,10 @@ def check_engine(plugin: object, shard: ShardSpec, gpus: Sequence[GPUInfo] = ())
     return commands
 
 
+#: The reason the kit's ``allow_unsafe`` entries give: what a site writes to open a floor name.
+UNSAFE_REASON = "site ticket 7"
+
+
 def sites_opening(*names: str, unsafe: bool = True) -> list[tuple[str, EnvPolicy]]:
     """Every way a site can try to open ``names`` to profiles, each with how it does.
 
@@ -79,6 +83,66 @@ def sites_opening(*names: str, unsafe: bool = True) -> list[tuple[str, EnvPolicy
         ("a site opening its namespace", EnvPolicy(allow_prefixes=namespaces)),
     ]
     if unsafe:
-        opened = EnvPolicy(allow_unsafe=dict.fromkeys(names, "site ticket 7"), path_keys=names)
+        opened = EnvPolicy(allow_unsafe=dict.fromkeys(names, UNSAFE_REASON), path_keys=names)
         sites.append(("a site allowing it as unsafe", opened))
     return sites
+
+
+def env_verdict(plugin: object, engine: str, name: str, site: EnvPolicy = DEFAULT_POLICY) -> tuple[bool, str]:
+    """How a profile of ``plugin`` (as engine ``engine``) may set ``name`` under ``site``.
+
+    ``(True, why)`` when it is refused, ``(False, "")`` when it is accepted: the site's
+    policy with the engine's own rules added, as ``validate`` judges a profile's ``env``.
+    """
+    return engine_for(plugin, engine, policy=site).env_policy.unsafe_env(name)
+
+
+def assert_env_denied(
+    plugin: object, engine: str, name: str, reason_part: str, *, floor: bool = True, why: str = ""
+) -> None:
+    """Assert that ``name`` is on ``plugin``'s deny list for its reason, whatever a site allows.
+
+    In both spellings (as given and lower case) and under every site of
+    ``sites_opening(name, unsafe=False)``, the name is refused with a reason that starts
+    ``"denied: "`` and contains ``reason_part`` (a part of the group's ``why``). For a
+    floor group (``floor=True``), a site's ``allow`` list cannot open it either, and its
+    refusal says to use ``allow_unsafe``; an ``allow_unsafe`` entry with a reason opens
+    it, and the engine reports that reason. A group that is not a floor is opened by
+    ``allow``. ``why`` (what a profile could do with the name) ends every failure message,
+    which also names the spelling, the site and what the engine said instead.
+    """
+    upper = name.upper()
+    because = f" ({why})" if why else ""
+    for site_name, site in sites_opening(name, unsafe=False):
+        policy = engine_for(plugin, engine, policy=site).env_policy
+        opens = not floor and upper in site.allow
+        for spelling in dict.fromkeys((name, name.lower())):
+            bad, said = policy.unsafe_env(spelling)
+            if opens:
+                assert (bad, said) == (False, ""), (
+                    f"{spelling} is not opened by {site_name}, though its group is not a floor: "
+                    f"{engine} says {said!r}{because}"
+                )
+                continue
+            refused = bad and said.startswith("denied: ") and reason_part in said
+            assert refused, (
+                f"{spelling} under {site_name}: expected a refusal 'denied: …{reason_part}…', but "
+                f"{engine} judges it {said or 'acceptable'!r}{because}"
+            )
+            if floor and upper in site.allow:
+                assert "allow_unsafe" in said, (
+                    f"{spelling} under {site_name}: the refusal does not say a floor name needs "
+                    f"allow_unsafe: {said!r}{because}"
+                )
+    if floor:
+        policy = engine_for(plugin, engine, policy=EnvPolicy(allow_unsafe={name: UNSAFE_REASON})).env_policy
+        for spelling in dict.fromkeys((name, name.lower())):
+            verdict = policy.unsafe_env(spelling)
+            assert verdict == (False, ""), (
+                f"{spelling} is not opened by a site allowing it as unsafe ({UNSAFE_REASON!r}): "
+                f"{engine} says {verdict[1]!r}{because}"
+            )
+        allowances = policy.unsafe_allowances({name: "1"})
+        assert allowances == [(name, UNSAFE_REASON)], (
+            f"{name}, opened by allow_unsafe, is not reported with the site's reason: {allowances}{because}"
+        )
