@@ -46,9 +46,9 @@ def _guarded(check: F) -> F:
 class Answers:
     """Checks the answers of one engine's hooks; every error names the engine, its source and the hook.
 
-    Checks that read into an answer's parts (commands, policies) are guarded: a part may be
-    an object whose methods are the plugin's. The others compare exact types before
-    anything else, so no code of the plugin's runs while they read.
+    Every check is guarded: an answer may be an object whose methods (``__class__``
+    included, which ``isinstance`` reads) are the plugin's. Strings are recognised by
+    their real type, ``type(x)``, which no object can fake.
     """
 
     def __init__(self, engine: str, source: str) -> None:
@@ -59,6 +59,7 @@ class Answers:
         """The error for a hook that broke its contract."""
         return EngineError(f"engine {self.engine!r} ({printable(self.source)}): hook {hook}() {what}")
 
+    @_guarded
     def sentences(self, hook: str, answer: object) -> list[str]:
         """A list of sentences (problems, notes); ``None`` is the empty list."""
         if answer is None:
@@ -68,7 +69,7 @@ class Answers:
             raise self.broken(hook, f"returned {_kind(answer)}, expected a list of strings")
         out = []
         for item in answer:  # type: ignore[attr-defined]
-            if not isinstance(item, str):
+            if not issubclass(type(item), str):
                 raise self.broken(hook, f"returned a list holding {_kind(item)}, expected strings")
             out.append(printable(str.__str__(item)))  # a plain copy: a subclass's methods never run
         return out
@@ -166,12 +167,14 @@ class Answers:
             raise self.broken(hook, "returned a policy whose arity table is not option to a count of values")
         return answer
 
+    @_guarded
     def flag(self, hook: str, answer: object) -> bool | None:
         """True, False, or ``None`` for "use the default"."""
         if answer is not None and type(answer) is not bool:
             raise self.broken(hook, f"returned {_kind(answer)}, expected true or false")
         return answer
 
+    @_guarded
     def url_path(self, hook: str, answer: object, default: str) -> str:
         """A path appended to the shard's base URL: it starts with ``/`` and is plain text."""
         if answer is None:
@@ -181,11 +184,12 @@ class Answers:
             raise self.broken(hook, f"returned {_kind(answer)}, expected a URL path starting with '/'")
         return answer
 
+    @_guarded
     def reason(self, hook: str, answer: object) -> str | None:
         """A sentence, or ``None``."""
         if answer is None or (type(answer) is str and not answer):
             return None
-        if not isinstance(answer, str):
+        if not issubclass(type(answer), str):
             raise self.broken(hook, f"returned {_kind(answer)}, expected a sentence or None")
         return printable(str.__str__(answer))
 
@@ -230,8 +234,8 @@ def _each_text(answers: Answers, hook: str, where: str, what: str, items: Any) -
 
 def _kind(value: object) -> str:
     """What a value is, without showing it: it may be anything, a secret included."""
-    if isinstance(value, str):
-        return f"a string of {len(value)} characters"
+    if issubclass(type(value), str):
+        return f"a string of {str.__len__(value)} characters"  # type: ignore[arg-type]
     return f"a value of type {printable(type(value).__name__, 80)}"
 
 
@@ -263,10 +267,15 @@ def described(exc: BaseException, secret: str = "") -> str:
     kind = printable(type(exc).__name__, 80)
     try:
         problems = getattr(exc, "problems", None)
-        text = "; ".join(str(p) for p in problems) if problems else str(exc)
+        text = "; ".join(_plain(p) for p in problems) if problems else _plain(exc)
     except Exception:  # an exception whose __str__ raises says nothing more
         return kind
     return f"{kind}: {printable(masked(text, secret))}" if text else kind
+
+
+def _plain(value: object) -> str:
+    """``str(value)`` as a plain ``str``: a subclass's methods never run on it afterwards."""
+    return str.__str__(str(value))
 
 
 def masked_error(exc: EnginekitError, secret: str) -> EnginekitError:
@@ -282,8 +291,8 @@ def _refusal(exc: EnginekitError, secret: str) -> EnginekitError:
         problems = getattr(exc, "problems", None)
         if isinstance(exc, ProblemsError) and isinstance(problems, tuple | list):
             kind = next(k for k in type(exc).__mro__ if k.__module__ == "enginekit.errors")
-            return kind([printable(masked(str(p), secret)) for p in problems])  # type: ignore[no-any-return]
+            return kind([printable(masked(_plain(p), secret)) for p in problems])  # type: ignore[no-any-return]
         kind = next(k for k in type(exc).__mro__ if k.__module__ == "enginekit.errors")
-        return kind(printable(masked(str(exc), secret)))  # type: ignore[no-any-return]
+        return kind(printable(masked(_plain(exc), secret)))  # type: ignore[no-any-return]
     except Exception:
         return EngineError("a plugin raised an error that cannot be shown")

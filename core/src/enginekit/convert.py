@@ -66,7 +66,7 @@ def _strict_str(value: object, _: type) -> str:
 
 def _check_text(value: str) -> None:
     # Every string structured from input may reach an argv, an environment or a log line.
-    if value.isascii() and value.isprintable():
+    if str.isascii(value) and str.isprintable(value):
         return  # the common case, answered in C (see enginekit.text.has_unsafe)
     found = UNSAFE_CHARACTERS.search(value)
     if found is not None:

@@ -16,7 +16,7 @@ from enginekit.contract import Answers, masked, masked_error
 from enginekit.envpolicy import DEFAULT_POLICY, RESERVED, EnvPolicy
 from enginekit.errors import EngineError, EnginekitError, SpecError
 from enginekit.logs import logger
-from enginekit.model import Command, GPUInfo, Profile, ShardSpec
+from enginekit.model import Adapter, Command, GPUInfo, Profile, ShardSpec
 from enginekit.ncclenv import DroppedVar, EnvBuild, apply_profile_env, placement_env
 from enginekit.plan import LaunchPlan
 from enginekit.policy import EnginePolicy
@@ -58,7 +58,7 @@ class Engine:
         self._hooks = hooks
         self._answers = Answers(name, source)
         self._constants: dict[str, Any] = {}
-        self._validated: dict[object, tuple[EnvPolicy, tuple[str, ...]]] = {}
+        self._validated: dict[object, tuple[EnvPolicy, object, tuple[str, ...]]] = {}
         self._policy: EnginePolicy | None = None
         self._env_policy: tuple[EnvPolicy, EnvPolicy] | None = None
 
@@ -109,15 +109,18 @@ class Engine:
         # once each, by value (types included, so 1 and True differ), under the policy in
         # force. Only while the engine's own validate is all that answers: a wrapper sees
         # every call.
-        key = _value_key(profile, gpus) if getattr(self._hooks("validate"), "alone", False) else None
+        hook = self._hooks("validate")
+        key = _value_key(profile, gpus) if getattr(hook, "alone", False) else None
         kept = self._validated.get(key) if key is not None else None
-        if kept is not None and kept[0] is env_policy:
-            return list(kept[1])
+        # The same policy in force and the same implementation answering: a plugin
+        # replaced under this name since is judged afresh.
+        if kept is not None and kept[0] is env_policy and kept[1] is hook:
+            return list(kept[2])
         problems = self._validate(profile, gpus, env_policy)
         if key is not None:
             if len(self._validated) >= _VALIDATED_LIMIT:
                 self._validated.clear()
-            self._validated[key] = (env_policy, tuple(problems))
+            self._validated[key] = (env_policy, hook, tuple(problems))
         return problems
 
     def _validate(self, profile: Profile, gpus: Sequence[GPUInfo], env_policy: EnvPolicy) -> list[str]:
@@ -330,6 +333,8 @@ def _value_key(profile: Profile, gpus: Sequence[GPUInfo]) -> object:
     the env table as its items, and the GPUs by value.
     """
     try:
+        if not all(map(_plain_adapter, profile.adapters)):
+            return None
         values = _profile_fields(profile)
         env = tuple(profile.env.items())
         key = (
@@ -338,8 +343,7 @@ def _value_key(profile: Profile, gpus: Sequence[GPUInfo]) -> object:
             env,
             tuple(map(type, (item for pair in env for item in pair))),
             tuple(map(type, profile.args)),
-            # GPU facts come structured (strictly typed) or from the caller's own code: by value.
-            tuple(gpus) if all(type(gpu) is GPUInfo for gpu in gpus) else _not_keyed(),
+            tuple(gpus) if all(map(_plain_gpu, gpus)) else _not_keyed(),
         )
         hash(key)
     except (TypeError, AttributeError):
@@ -358,6 +362,21 @@ def _not_keyed() -> tuple[Any, ...]:
 
 
 _profile_fields = _fields_but(Profile, "env")
+
+
+def _plain_gpu(gpu: object) -> bool:
+    """A GPU whose fields hold exactly their declared types: equal to another only when the same."""
+    return (
+        type(gpu) is GPUInfo
+        and type(gpu.index) is int
+        and type(gpu.name) is str
+        and type(gpu.compute_capability) is str
+        and type(gpu.memory_total_mb) is int
+    )
+
+
+def _plain_adapter(adapter: object) -> bool:
+    return type(adapter) is Adapter and type(adapter.name) is str and type(adapter.path) is str
 
 
 def _holds(argv: list[str], key: str) -> bool:

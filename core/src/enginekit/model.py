@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import attrs
 
@@ -20,6 +21,14 @@ MAX_THREADS = 65536
 
 def _dict(value: Mapping[str, str]) -> dict[str, str]:
     return dict(value)
+
+
+def _tuple(value: Iterable[Any]) -> tuple[Any, ...]:
+    """A list field, frozen: a spec changed in place after it was checked is no longer the one checked."""
+    if isinstance(value, str | bytes):
+        # A string is iterable too: "GPU-1" would become the devices G, P, U, -, 1.
+        raise TypeError(f"expected a list, got {type(value).__name__}")
+    return tuple(value)
 
 
 def is_mig(uuid: str) -> bool:
@@ -59,7 +68,7 @@ class Profile:
     nodes: int = 1
     #: Passed through to the engine after the arguments enginekit manages, once the
     #: engine's argument policy has accepted them.
-    args: tuple[str, ...] = ()
+    args: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
     #: Tuning variables for the engine's environment, filtered by the site's env policy.
     #: Placement-derived keys are reserved and cannot be overridden here.
     env: Mapping[str, str] = attrs.field(factory=dict, converter=_dict)
@@ -67,7 +76,7 @@ class Profile:
     #: The name clients use, which need not match the path.
     served_model_name: str = ""
     #: In order: an adapter's index is the id requests apply it by.
-    adapters: tuple[Adapter, ...] = ()
+    adapters: tuple[Adapter, ...] = attrs.field(default=(), converter=_tuple)
     #: Publish KV-cache events to the agent, for the router's precise prefix index.
     kv_events: bool = False
 
@@ -116,14 +125,14 @@ class ShardSpec:
     leader_addr: str = ""
     leader_port: int = 0
     #: The local GPUs this shard uses, as nvidia-smi numbers them.
-    gpu_indices: tuple[int, ...] = ()
+    gpu_indices: tuple[int, ...] = attrs.field(default=(), converter=_tuple)
     #: The same devices by UUID, in the same order, set only when one of them is a MIG
     #: instance: an instance has no index CUDA knows, so ``CUDA_VISIBLE_DEVICES=MIG-…``
     #: is the only way to give a process one (placement's 1000-and-up indices mean
     #: nothing to CUDA).
-    gpu_uuids: tuple[str, ...] = ()
+    gpu_uuids: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
     #: The adapters of the chosen fabric, and only that fabric.
-    hcas: tuple[str, ...] = ()
+    hcas: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
     #: The ethernet interface used for bootstrap traffic.
     mgmt_interface: str = ""
     #: The RoCE v2 GID index for the HCAs; None on InfiniBand, where NCCL needs none.

@@ -27,16 +27,17 @@ def has_unsafe(text: str) -> bool:
 
     Printable ASCII, by far the common case, is answered without the pattern: in ASCII the
     unsafe characters are exactly the ones ``str.isprintable`` refuses (controls and DEL),
-    and both tests run in C, many times faster than a search.
+    and both tests run in C, many times faster than a search. They are ``str``'s own
+    methods, called as such: a subclass that overrides them answers nothing here.
     """
-    if text.isascii() and text.isprintable():
+    if str.isascii(text) and str.isprintable(text):
         return False
     return UNSAFE_CHARACTERS.search(text) is not None
 
 
 def unsafe_text(text: str) -> str | None:
     """Why ``text`` may not reach a process, or None when it may. The text itself is never echoed."""
-    if text.isascii() and text.isprintable():
+    if str.isascii(text) and str.isprintable(text):
         return None
     found = UNSAFE_CHARACTERS.search(text)
     if found is None:
