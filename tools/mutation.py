@@ -122,8 +122,17 @@ TARGETS: tuple[Target, ...] = (
         "core.args",
         "core",
         "src/enginekit/args.py",
-        ("tests/test_checks.py", "tests/test_args_positional.py", "tests/test_profile_rules_pinned.py"),
+        (
+            "tests/test_checks.py",
+            "tests/test_args_positional.py",
+            "tests/test_profile_rules_pinned.py",
+            "tests/test_parsed_args.py",
+        ),
     ),
+    # The plugin platform (issue 11): measured for information until a release gates them.
+    Target("core.builder", "core", "src/enginekit/builder.py", ("tests/test_builder.py",), gated=False),
+    Target("core.versions", "core", "src/enginekit/versions.py", ("tests/test_versions.py",), gated=False),
+    Target("core.fields", "core", "src/enginekit/fields.py", ("tests/test_fields.py",), gated=False),
     Target(
         "core.convert",
         "core",

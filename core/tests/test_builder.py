@@ -179,3 +179,11 @@ def test_node_ip_is_this_nodes_own_address_when_the_spec_gives_one(
 def test_a_single_node_shard_has_an_ip_only_when_it_binds_one(make_shard: Make) -> None:
     assert node_ip(make_shard()) is None
     assert node_ip(make_shard(bind_addr="10.1.2.3")) == "10.1.2.3"
+
+
+def test_a_builder_keeps_its_shard_and_commands_are_unnamed_unless_named(make_shard: Make) -> None:
+    shard = make_shard()
+    build = CommandBuilder(shard)
+    assert build.shard is shard  # plugins read the shard from the builder they were given
+    assert build.command("srv", ["serve"]).name == ""
+    assert build.command("srv", ["serve"], name="server").name == "server"

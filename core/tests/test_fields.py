@@ -211,3 +211,27 @@ def test_a_final_only_version_field_refuses_a_pre_release_and_says_what_to_give(
 def test_a_version_field_that_is_no_string_is_refused() -> None:
     with pytest.raises(SpecError, match=r"engines\.myengine\.version: expected a string"):
         section(version=0.34)
+
+
+def test_allow_args_is_a_tuple_and_the_version_field_takes_pre_releases_by_default() -> None:
+    import attrs
+    from enginekit.fields import allow_args, check_version, version
+
+    @attrs.frozen
+    class Config:
+        allow_args: tuple[str, ...] = allow_args({"--trust-remote-code"})
+        version: str = version("1.3.0rc7")
+
+    config = Config(allow_args=["--trust-remote-code"])  # type: ignore[arg-type]
+    assert config.allow_args == ("--trust-remote-code",)  # frozen: the list given is not kept
+    assert config.version == "1.3.0rc7"
+    field = attrs.fields(Config).version
+    check_version()(config, field, "1.3.0rc7")  # only final_only=True refuses a pre-release
+
+
+def test_an_absolute_path_with_an_empty_part_is_refused() -> None:
+    from enginekit.fields import executable_problem
+
+    for path in ("//opt/vllm/bin/vllm", "/opt//vllm", "/opt/vllm/"):
+        assert executable_problem(path) is not None, path
+    assert executable_problem("/opt/vllm/bin/vllm") is None

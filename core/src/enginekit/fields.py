@@ -30,7 +30,8 @@ def executable_problem(value: object) -> str | None:
         return "expected a program name or an absolute path, without control or invisible characters"
     if value.startswith("/"):
         parts = value.split("/")
-        if value.endswith("/") or ".." in parts or "." in parts or "" in parts[1:]:
+        # A trailing '/' leaves an empty last part, as '//' leaves one inside.
+        if ".." in parts or "." in parts or "" in parts[1:]:
             return "expected an absolute path to a program (no '.', '..' or empty parts, no trailing '/')"
         return None
     if "/" in value:
