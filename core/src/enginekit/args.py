@@ -9,6 +9,7 @@ token is normalised and matched against the engine's known options first.
 from __future__ import annotations
 
 import bisect
+import weakref
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -18,10 +19,18 @@ import attrs
 #: Distinct tokens (and argument lists) one syntax remembers how it read: enough for
 #: every profile of a node many times over, and bounded whatever a control plane sends.
 _CACHE_LIMIT = 4096
+#: Every syntax made, for :func:`forget_readings`.
+_SYNTAXES: weakref.WeakValueDictionary[int, ArgSyntax] = weakref.WeakValueDictionary()
 #: Longer tokens, and argument lists longer in all, are read again each time: the memo's
 #: size stays bounded in bytes too, not only in entries.
 _MEMO_TOKEN = 256
 _MEMO_ARGS = 16384
+
+
+def forget_readings() -> None:
+    """Forget what every syntax remembers it read: memory back, or a test that starts clean."""
+    for syntax in list(_SYNTAXES.values()):
+        syntax._memo.clear()
 
 
 def _option_set(options: Iterable[str]) -> frozenset[str]:
@@ -54,6 +63,7 @@ class ArgSyntax:
 
     @_sorted.default
     def _sort_known(self) -> list[str]:
+        _SYNTAXES[id(self)] = self  # by id: a subclass may compare by value, and not hash
         return sorted(self.known)
 
     def parse(self, args: Sequence[str]) -> ParsedArgs:

@@ -515,3 +515,9 @@ def _verdict(policy: EnvPolicy, key: str) -> _Verdict:
     # Pure and asked for the same few names over and over: judged once per policy. The
     # policy is frozen and hashed by every field, allow_unsafe included.
     return policy._judge(key)
+
+
+def forget_judgements() -> None:
+    """Forget the verdicts remembered on names and env tables: memory back, or a test that starts clean."""
+    _verdict.cache_clear()
+    _env_problems.cache_clear()

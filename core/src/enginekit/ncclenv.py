@@ -47,6 +47,12 @@ def visible_devices(spec: ShardSpec) -> str:
 _last: tuple[ShardSpec | None, EnvBuild | None] = (None, None)
 
 
+def forget_placement() -> None:
+    """Forget the last shard's placement: a test that starts clean."""
+    global _last
+    _last = (None, None)
+
+
 def placement_env(spec: ShardSpec) -> EnvBuild:
     """The variables derived from where the shard was placed: the seed's ``baseEnv`` rules.
 

@@ -11,8 +11,21 @@ from collections.abc import Callable
 
 import pytest
 
+from enginekit.args import forget_readings
+from enginekit.envpolicy import forget_judgements
 from enginekit.model import Profile, ShardSpec
+from enginekit.ncclenv import forget_placement
 from enginekit.testing import factories
+
+
+@pytest.fixture(autouse=True)
+def _enginekit_starts_clean() -> None:
+    """Every test starts with nothing remembered: a reading, a verdict or a placement
+    remembered by an earlier test (or by the process a mutation run forks from) would
+    answer for code the test means to exercise."""
+    forget_readings()
+    forget_judgements()
+    forget_placement()
 
 
 @pytest.fixture
