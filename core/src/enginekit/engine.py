@@ -343,7 +343,7 @@ def _value_key(profile: Profile, gpus: Sequence[GPUInfo]) -> object:
             env,
             tuple(map(type, (item for pair in env for item in pair))),
             tuple(map(type, profile.args)),
-            tuple(gpus) if all(map(_plain_gpu, gpus)) else _not_keyed(),
+            _gpus_key(gpus),
         )
         hash(key)
     except (TypeError, AttributeError):
@@ -362,6 +362,21 @@ def _not_keyed() -> tuple[Any, ...]:
 
 
 _profile_fields = _fields_but(Profile, "env")
+
+
+#: The last GPU list keyed, and its key: a node's shards are placed on the same GPU facts.
+_last_gpus: tuple[object, object] = ((), ())
+
+
+def _gpus_key(gpus: Sequence[GPUInfo]) -> object:
+    global _last_gpus
+    if type(gpus) is tuple and gpus is _last_gpus[0]:
+        return _last_gpus[1]  # the same tuple of frozen GPUs: the same key
+    if not all(map(_plain_gpu, gpus)):
+        return _not_keyed()
+    key = tuple(gpus)
+    _last_gpus = (gpus, key)
+    return key
 
 
 def _plain_gpu(gpu: object) -> bool:
