@@ -221,3 +221,33 @@ def test_long_tokens_and_long_argument_lists_are_read_again_not_remembered() -> 
     syntax.parse([long_token])
     syntax.parse(["--a", "y" * 20_000])
     assert all(len(str(key)) < 20_000 for key in syntax._memo), "a long token was remembered"
+
+
+def test_a_second_stray_token_points_at_the_first_even_at_index_0() -> None:
+    from enginekit.args import positional_problems
+
+    syntax = ArgSyntax(known={"--a"})
+    problems = positional_problems("p", syntax.parse(["x", "y"]), arity={"--a": 1})
+    assert "no option comes before it" in problems[0]
+    assert "the token before it (args[0]) is refused for the same reason" in problems[1]
+
+
+def test_what_a_token_takes_is_remembered_per_arity_never_across_arities() -> None:
+    from enginekit.args import positional_problems
+
+    syntax = ArgSyntax(known={"--stream"})
+    one, none = {"--stream": 1}, {"--stream": 0}
+    # The same token under two arities, in two readings and in one: each answers for its own.
+    assert positional_problems("p", syntax.parse(["--stream", "v"]), arity=one) == []
+    assert positional_problems("p", syntax.parse(["--stream", "w"]), arity=none) != []
+    shared = syntax.parse(["--stream", "z"])
+    assert positional_problems("p", shared, arity=one) == []
+    assert positional_problems("p", shared, arity=none) != []
+    assert positional_problems("p", shared, arity=one) == []
+
+
+def test_last_is_the_value_the_parser_keeps() -> None:
+    reading = ArgSyntax(known={"--dtype", "--seed"}).parse(["--dtype", "half", "--dtype=bfloat16", "--seed"])
+    assert reading.last("--dtype") == "bfloat16"
+    assert reading.last("--seed") is None  # given without a value
+    assert reading.last("--model") is None  # not given
