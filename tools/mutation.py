@@ -81,6 +81,7 @@ TARGETS: tuple[Target, ...] = (
             "tests/test_env_rules_pinned.py",
             "tests/test_deny_list_table.py",
             "tests/test_reserved_keys_table.py",
+            "tests/test_engine_env_policy.py",
         ),
     ),
     Target(

@@ -230,3 +230,10 @@ def test_a_deny_name_belongs_to_one_group() -> None:
         for name in group.names:
             assert name not in seen, f"{name} in '{seen.get(name)}' and '{group.why}'"
             seen[name] = group.why
+
+
+def test_a_value_of_any_type_is_one_problem_never_an_error() -> None:
+    # Tables of plain strings are judged once and remembered; anything else is judged as it is.
+    found = EnvPolicy().problems({"NCCL_DEBUG": ["INFO"], "NCCL_ALGO": {"a": 1}, 7: "x"})  # type: ignore[dict-item]
+    assert [key for key, _ in found] == [7, "NCCL_ALGO", "NCCL_DEBUG"]
+    assert all(why for _, why in found)
