@@ -203,6 +203,18 @@ TARGETS: tuple[Target, ...] = (
             "tests/test_sglang_validate.py",
             "tests/test_sglang_host_paths.py",
             "tests/test_sglang_rules_pinned.py",
+            "tests/test_sglang_env_policy.py",
+        ),
+    ),
+    # SGLang's value checks, moved out of its policy module by issue 11.
+    Target(
+        "sglang.validation",
+        "plugins/sglang",
+        "src/enginekit_sglang/validation.py",
+        (
+            "tests/test_sglang_validate.py",
+            "tests/test_sglang_host_paths.py",
+            "tests/test_sglang_rules_pinned.py",
         ),
     ),
     Target(
@@ -236,6 +248,7 @@ TARGETS: tuple[Target, ...] = (
             "tests/test_llamacpp_validate.py",
             "tests/test_llamacpp_cpu_binding.py",
             "tests/test_llamacpp_rules_pinned.py",
+            "tests/test_llamacpp_policy.py",
         ),
     ),
     Target(
@@ -262,6 +275,9 @@ TARGETS: tuple[Target, ...] = (
             "tests/test_trtllm_validate.py",
             "tests/test_trtllm_host_paths.py",
             "tests/test_trtllm_rules_pinned.py",
+            "tests/test_trtllm_policy.py",
+            "tests/test_trtllm_platform_attacks.py",
+            "tests/test_trtllm_click_reading.py",
         ),
     ),
     Target(
