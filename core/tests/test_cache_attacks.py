@@ -1,8 +1,8 @@
 """Attacks on the performance shortcuts: the validation memo, the printable-ASCII fast path,
 the unguarded answer checks and the single-slot placement cache.
 
-Each test before the last section is an attack that works against the current tree,
-written as the behaviour docs/security.md promises: it fails now and passes once fixed.
+Each test before the last section is an attack a hostile review found working, written
+as the behaviour docs/security.md promises, so it would fail again if the hole reopened.
 The last section pins properties the attacks could not break.
 """
 

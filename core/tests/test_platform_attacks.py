@@ -1,7 +1,7 @@
 """Attacks on the plugin platform (policies, the command builder, one argument reading, caches).
 
-Each test here is an attack that works against the current tree, written as the behaviour
-the security promises (docs/security.md) call for: it fails now and passes once fixed.
+Each test here is an attack a hostile review found working, written as the behaviour the
+security promises (docs/security.md) call for, so it would fail again if the hole reopened.
 The last tests pin properties the attacks could not break.
 """
 
@@ -42,6 +42,22 @@ def _keyed_command(shard: ShardSpec) -> list[Command]:
     build = CommandBuilder(shard)
     build.put_secret("X_API_KEY", shard.api_key)
     return [build.command("/opt/x/bin/x-server", ["serve", shard.profile.model_path, *shard.profile.args])]
+
+
+class _Plain:
+    """A well-behaved engine: its key in a declared secret variable, nothing else."""
+
+    @hookimpl
+    def policy(self) -> EnginePolicy:
+        return EnginePolicy(secret_env="X_API_KEY")
+
+    @hookimpl
+    def validate(self) -> list[str]:
+        return []
+
+    @hookimpl
+    def commands(self, shard: ShardSpec) -> list[Command]:
+        return _keyed_command(shard)
 
 
 def _engine(
@@ -183,25 +199,12 @@ def test_the_public_positional_helper_answers_for_the_arity_it_is_given() -> Non
 
 
 def test_an_engine_handle_judges_by_the_site_policy_in_force() -> None:
-    """Before the refactor an Engine read ``registry.policy`` at every call; now a handle keeps
-    the policy it was built with, so a site that tightens its policy (a reloaded node config)
-    still launches with the old one through every handle already handed out."""
-
-    class Plain:
-        @hookimpl
-        def policy(self) -> EnginePolicy:
-            return EnginePolicy(secret_env="X_API_KEY")
-
-        @hookimpl
-        def validate(self) -> list[str]:
-            return []
-
-        @hookimpl
-        def commands(self, shard: ShardSpec) -> list[Command]:
-            return _keyed_command(shard)
+    """An Engine reads the registry's policy at every call: a handle that kept the policy it
+    was built with would launch a site's tightened policy (a reloaded node config) with the
+    old one, through every handle already handed out."""
 
     registry = Registry()
-    registry.add(Plain(), name=ENGINE)
+    registry.add(_Plain(), name=ENGINE)
     engine = registry.engine(ENGINE)  # held, as a supervisor holds the engine of its shards
     shard = _shard(env={"NCCL_DEBUG": "INFO"})
     assert engine.plan(shard).commands[-1].env["NCCL_DEBUG"] == "INFO"
@@ -224,25 +227,12 @@ class _Stamp:
 
 def test_a_wrapper_registered_after_the_first_call_still_wraps() -> None:
     """``registry.pm`` is public pluggy; before the refactor a wrapper registered on it wrapped
-    every later call (the cached subset caller reads the plugin manager at call time). The
-    ``_direct`` fast path cached on the first call bypasses pluggy, so a site's wrapper (NUMA
-    pinning, an audit) registered that way is silently skipped."""
+    every later call (the cached subset caller reads the plugin manager at call time); the
+    direct fast path must step aside for one registered that way (NUMA pinning, an audit),
+    not skip it."""
     registry = Registry()
 
-    class Plain:
-        @hookimpl
-        def policy(self) -> EnginePolicy:
-            return EnginePolicy(secret_env="X_API_KEY")
-
-        @hookimpl
-        def validate(self) -> list[str]:
-            return []
-
-        @hookimpl
-        def commands(self, shard: ShardSpec) -> list[Command]:
-            return _keyed_command(shard)
-
-    registry.add(Plain(), name=ENGINE)
+    registry.add(_Plain(), name=ENGINE)
     engine = registry.engine(ENGINE)
     assert "--stamped" not in engine.plan(_shard()).commands[0].args
     registry.pm.register(_Stamp(), name="stamp")
@@ -487,19 +477,7 @@ def test_the_device_listing_never_carries_the_key_in_argv() -> None:
     the device listing is a command the agent runs on the node with the shard's placement,
     and its argv is not checked (pre-existing, kept by the refactor)."""
 
-    class Listing:
-        @hookimpl
-        def policy(self) -> EnginePolicy:
-            return EnginePolicy(secret_env="X_API_KEY")
-
-        @hookimpl
-        def validate(self) -> list[str]:
-            return []
-
-        @hookimpl
-        def commands(self, shard: ShardSpec) -> list[Command]:
-            return _keyed_command(shard)
-
+    class Listing(_Plain):
         @hookimpl
         def device_listing(self, shard: ShardSpec | None) -> Command:
             key = shard.api_key if shard is not None else ""
