@@ -330,7 +330,7 @@ def _value_key(profile: Profile, gpus: Sequence[GPUInfo]) -> object:
     """An exact, hashable key for a profile and its GPUs, or None when they have none.
 
     Every field's value and type (``1`` and ``True`` are equal in Python, not to a check),
-    the env table as its items, and the GPUs by value.
+    the env table as its items, adapters and GPUs by their fields' values.
     """
     try:
         if not all(map(_plain_adapter, profile.adapters)):
@@ -343,6 +343,9 @@ def _value_key(profile: Profile, gpus: Sequence[GPUInfo]) -> object:
             env,
             tuple(map(type, (item for pair in env for item in pair))),
             tuple(map(type, profile.args)),
+            # Adapters and GPUs by their fields, read now: a frozen object's cached hash
+            # and identity would outlive a field set in place.
+            tuple((adapter.name, adapter.path) for adapter in profile.adapters),
             _gpus_key(gpus),
         )
         hash(key)
@@ -351,8 +354,8 @@ def _value_key(profile: Profile, gpus: Sequence[GPUInfo]) -> object:
     return key
 
 
-def _fields_but(kind: type, skip: str) -> Callable[[Any], tuple[Any, ...]]:
-    names = [field.name for field in attrs.fields(kind) if field.name != skip]
+def _fields_but(kind: type, *skip: str) -> Callable[[Any], tuple[Any, ...]]:
+    names = [field.name for field in attrs.fields(kind) if field.name not in skip]
     getter = operator.attrgetter(*names)
     return lambda value: getter(value) if type(value) is kind else _not_keyed()
 
@@ -361,22 +364,15 @@ def _not_keyed() -> tuple[Any, ...]:
     raise TypeError("a subclass is judged every time")
 
 
-_profile_fields = _fields_but(Profile, "env")
-
-
-#: The last GPU list keyed, and its key: a node's shards are placed on the same GPU facts.
-_last_gpus: tuple[object, object] = ((), ())
+_profile_fields = _fields_but(Profile, "env", "adapters")
+_gpu_fields = _fields_but(GPUInfo)
 
 
 def _gpus_key(gpus: Sequence[GPUInfo]) -> object:
-    global _last_gpus
-    if type(gpus) is tuple and gpus is _last_gpus[0]:
-        return _last_gpus[1]  # the same tuple of frozen GPUs: the same key
+    """The GPUs by their fields' values, each of exactly its declared type."""
     if not all(map(_plain_gpu, gpus)):
         return _not_keyed()
-    key = tuple(gpus)
-    _last_gpus = (gpus, key)
-    return key
+    return tuple(_gpu_fields(gpu) for gpu in gpus)
 
 
 def _plain_gpu(gpu: object) -> bool:
