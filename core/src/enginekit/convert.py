@@ -108,9 +108,12 @@ def _fast_tuple(conv: cattrs.Converter, item: type) -> Callable[[object, type], 
             # A string is iterable and a table iterates its keys: neither is ever a list.
             raise TypeError(f"expected a list, got {_shown(value)}")
         if all(type(x) is item for x in value):  # type: ignore[attr-defined]
-            for x in value:  # type: ignore[attr-defined]
-                check(x)
-            return tuple(value)  # type: ignore[arg-type]
+            try:
+                for x in value:  # type: ignore[attr-defined]
+                    check(x)
+                return tuple(value)  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                pass  # judged again below, where the problem is named with its index
         return slow(value, tp)  # type: ignore[no-any-return]
 
     return structure_tuple
@@ -133,8 +136,14 @@ def _make_converter() -> cattrs.Converter:
     conv.register_structure_hook(float, _strict_float)
     for item in (int, str):
         conv.register_structure_hook_func(_is_tuple_of(item), _fast_tuple(conv, item))
-    conv.register_unstructure_hook(frozenset, sorted)
+    # JSON has no sets: a set field is written as a sorted list, the same every time.
+    conv.register_unstructure_hook_func(_is_set, sorted)
     return conv
+
+
+def _is_set(tp: Any) -> bool:
+    # ``frozenset[str]`` must be caught by its origin: cattrs' own set handling would win.
+    return tp in (frozenset, set) or typing.get_origin(tp) in (frozenset, set)
 
 
 #: The converter for every model type and every engine's config section. A plugin that
