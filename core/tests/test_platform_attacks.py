@@ -375,7 +375,7 @@ def test_policy_texts_never_reach_a_message_with_control_characters(field: str) 
 )
 def test_a_command_env_name_is_a_portable_name(name: str) -> None:
     """``_check_command`` compares ``env[CUDA_VISIBLE_DEVICES]`` only; a variable *named*
-    ``CUDA_VISIBLE_DEVICES=0,1,2,3,`` passes, and ``Command.environment()`` then holds two
+    ``CUDA_VISIBLE_DEVICES=0,1,2,3,`` passes, and ``Command.environ()`` then holds two
     ``CUDA_VISIBLE_DEVICES=`` entries: the plan shows the shard's GPU, a supervisor that keeps
     the last entry (Go's exec, ``docker --env-file``, the ``export`` lines of ``enginekit env``)
     starts the engine on four. The contract checks env names for unsafe characters only."""

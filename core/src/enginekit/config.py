@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from enginekit.convert import entries_named, folded_names, load_document, structure
+from enginekit.convert import load_document, structure
 from enginekit.envpolicy import EnvPolicy
 from enginekit.errors import ConfigError, SpecError
 from enginekit.registry import Registry
+from enginekit.specio import holds_profile as holds_profile  # the CLI's import
+from enginekit.specio import looks_like_node_config as looks_like_node_config  # the CLI's import
 
 DEFAULT_CONFIG_PATH = Path("/etc/enginekit/config.toml")
 
@@ -100,6 +103,21 @@ def load_config(path: Path | None, *, required: bool) -> NodeConfig:
     return config
 
 
+def _node_config(config: NodeConfig | str | os.PathLike[str] | Mapping[str, Any] | None) -> NodeConfig:
+    if config is None:
+        return NodeConfig()
+    if isinstance(config, NodeConfig):
+        return config
+    if isinstance(config, str | os.PathLike):
+        return load_config(Path(config), required=True)
+    if isinstance(config, Mapping):
+        try:
+            return structure(config, NodeConfig, path="config")[0]
+        except SpecError as exc:
+            raise ConfigError(exc.problems) from None
+    raise ConfigError([f"config: expected a NodeConfig, a path or a mapping, got {type(config).__name__}"])
+
+
 def names_from(value: str | None) -> set[str] | None:
     """Parse an ``ENGINEKIT_ENGINES``-style list (commas and/or whitespace); None when unset or blank.
 
@@ -112,12 +130,24 @@ def names_from(value: str | None) -> set[str] | None:
     return names or None
 
 
-def registry_for(config: NodeConfig, environ: Mapping[str, str]) -> Registry:
-    """Build the node's registry from its config and the given environment.
+def registry_for(
+    config: NodeConfig | str | os.PathLike[str] | Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Registry:
+    """The node's registry, built exactly as the ``enginekit`` command builds it.
 
-    ``ENGINEKIT_ENGINES`` is an allowlist (narrowing ``enabled``); ``ENGINEKIT_DISABLE_ENGINES``
-    adds to ``disabled``. Every engine left out says what left it out.
+    :param config: the node config: a :class:`NodeConfig`, the path of its TOML or JSON
+        file, or its parsed document; ``None`` is the empty config (every installed
+        engine, the built-in env policy).
+    :param environ: the variables that narrow the engines, as the command reads them from
+        its own environment: ``ENGINEKIT_ENGINES`` is an allowlist (narrowing ``enabled``)
+        and ``ENGINEKIT_DISABLE_ENGINES`` adds to ``disabled``. Nothing is read from
+        ``os.environ``: pass it to behave as the command does. Every engine left out
+        says what left it out.
+    :raises ConfigError: when the config does not load, naming each problem.
     """
+    config = _node_config(config)
+    environ = environ or {}
     enable = set(config.enabled) or None
     said = ["the node config's enabled list"] if enable is not None else []
     from_env = names_from(environ.get("ENGINEKIT_ENGINES"))
@@ -147,17 +177,3 @@ def registry_for(config: NodeConfig, environ: Mapping[str, str]) -> Registry:
             if bad:
                 registry.warnings.append(f"env_policy.{field}: {key} stays refused: {why}")
     return registry
-
-
-#: Keys only a node config has.
-_NODE_CONFIG_KEYS = frozenset({"disabled", "enabled", "lenient", "envpolicy", "installed", "engines"})
-
-
-def holds_profile(raw: Mapping[str, Any]) -> bool:
-    """Whether a document is a shard spec: it has a profile, however the key is spelled."""
-    return bool(entries_named(raw, "profile"))
-
-
-def looks_like_node_config(raw: Mapping[str, Any]) -> bool:
-    """Whether a document given as a shard spec is a node config: config keys and no profile."""
-    return not holds_profile(raw) and bool(folded_names(raw) & _NODE_CONFIG_KEYS)

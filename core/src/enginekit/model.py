@@ -157,6 +157,26 @@ class ShardSpec:
     #: Identifies the profile version the shard was started from; carried, never read.
     profile_fp: str = ""
 
+    def to_dict(self, *, go_names: bool = False, show_secrets: bool = False) -> dict[str, Any]:
+        """JSON-ready data that :meth:`from_dict` reads back equal (with ``show_secrets``).
+
+        ``go_names`` writes the Go agent's field names (``ReplicaID``, ``GPUIndices``);
+        the API key is masked unless ``show_secrets``.
+        """
+        from enginekit.specio import dump_spec
+
+        return dump_spec(self, go_names=go_names, show_secrets=show_secrets)
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> ShardSpec:
+        """The spec in ``raw``, in either spelling, checked as strictly as a spec file.
+
+        :raises SpecError: listing every problem; a masked API key is one.
+        """
+        from enginekit.specio import load_spec
+
+        return load_spec(raw).spec
+
     def host(self) -> str:
         """Where the engine listens."""
         return self.bind_addr or ALL_ADDRESSES
@@ -201,12 +221,13 @@ class Command:
         """The argument vector to exec: the path, then the arguments."""
         return [self.path, *self.args]
 
-    def environment(self, inherited: Mapping[str, str]) -> list[str]:
-        """Return the complete environment in exec form, sorted, merged over ``inherited``.
+    def environ(self, inherited: Mapping[str, str]) -> dict[str, str]:
+        """The complete environment to exec with: the generated variables over ``inherited``.
 
         Inheriting matters: engines need PATH, HOME, HF_HOME and whatever else the
         operator set up in the unit file. A supervisor passes ``os.environ``; nothing in
-        enginekit reads it. Sorted so a command is reproducible and diffable in logs.
+        enginekit reads it. The result is what ``subprocess.Popen(env=…)`` takes, sorted
+        by name so a command is reproducible and diffable in logs.
         """
         merged = {**inherited, **self.env}
-        return sorted(f"{key}={value}" for key, value in merged.items())
+        return dict(sorted(merged.items()))

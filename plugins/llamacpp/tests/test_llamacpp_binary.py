@@ -53,8 +53,7 @@ def run(command: Command, tmp_path: Path, timeout: float = 60) -> subprocess.Com
 
 def environ(command: Command, tmp_path: Path) -> dict[str, str]:
     # HOME in a fresh folder: no user config.ini of the machine running the tests applies.
-    entries = command.environment({"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)})
-    return dict(entry.split("=", 1) for entry in entries)
+    return command.environ({"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)})
 
 
 def free_port() -> int:

@@ -67,9 +67,8 @@ def build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def run(command_argv: list[str], env: list[str]) -> subprocess.CompletedProcess[str]:
-    environ = dict(item.split("=", 1) for item in env)
-    return subprocess.run(command_argv, env=environ, capture_output=True, text=True, timeout=60)
+def run(command_argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command_argv, env=env, capture_output=True, text=True, timeout=60)
 
 
 def spec(api_key: str) -> ShardSpec:
@@ -101,7 +100,7 @@ def test_key_reaches_sglang_but_never_a_command_line(build: Path, tmp_path: Path
         "PYTHONPATH": str(decoy),
         "STANDIN_REPORT": str(report_path),
     }
-    result = run(command.argv(), command.environment(inherited))
+    result = run(command.argv(), command.environ(inherited))
     assert result.returncode == 0, result.stderr
 
     report = json.loads(report_path.read_text())
@@ -125,7 +124,7 @@ def test_without_a_key_no_flag_is_added(build: Path, tmp_path: Path) -> None:
     (command,) = engine.commands(spec(""))
     report_path = tmp_path / "report.json"
     inherited = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "STANDIN_REPORT": str(report_path)}
-    result = run(command.argv(), command.environment(inherited))
+    result = run(command.argv(), command.environ(inherited))
     assert result.returncode == 0, result.stderr
     report = json.loads(report_path.read_text())
     assert report["argv"][1:] == list(command.args[3:])
@@ -138,7 +137,7 @@ def test_a_lost_key_stops_the_launch_instead_of_serving_unauthenticated(build: P
     stripped = attrs.evolve(command, env={k: v for k, v in command.env.items() if k != "ENGINEKIT_API_KEY"})
     report_path = tmp_path / "report.json"
     inherited = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "STANDIN_REPORT": str(report_path)}
-    result = run(stripped.argv(), stripped.environment(inherited))
+    result = run(stripped.argv(), stripped.environ(inherited))
     assert result.returncode != 0
     assert "ENGINEKIT_API_KEY is not set" in result.stderr
     assert not report_path.exists()

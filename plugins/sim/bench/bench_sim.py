@@ -97,7 +97,7 @@ def sim_command(port: int, **config: Any) -> tuple[list[str], dict[str, str]]:
     spec = ShardSpec(profile=profile, bind_addr="127.0.0.1", http_port=port, gpu_indices=(0,))
     settings = {"python": sys.executable, "startup_seconds": 0.0, **config}
     (command,) = engine_for(SimEngine(SimConfig(**settings)), "sim").commands(spec)
-    env = dict(item.split("=", 1) for item in command.environment(os.environ))
+    env = command.environ(os.environ)
     return command.argv(), env
 
 

@@ -379,7 +379,7 @@ def test_device_listing_reports_the_gpus_given_or_none(make_shard: MakeShard, fa
     listing = engine.device_listing()
     assert listing is not None
     # Run as the caller runs it: in the environment the shard's process gets.
-    env = dict(item.split("=", 1) for item in listing.environment(shard_command.env))
+    env = listing.environ(shard_command.env)
     output = subprocess.run(
         listing.argv(), env=env, capture_output=True, text=True, timeout=20, check=True
     ).stdout

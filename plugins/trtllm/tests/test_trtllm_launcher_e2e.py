@@ -71,7 +71,7 @@ def _run(python: Path, root: Path, profile: Profile, decoy: Path) -> tuple[dict[
     [command] = engine_for(plugin, "trtllm").plan(spec).commands
     # PYTHONPATH points at a decoy tensorrt_llm: -I must make the interpreter ignore it.
     inherited = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(decoy)}
-    env = dict(item.split("=", 1) for item in command.environment(inherited))
+    env = command.environ(inherited)
     done = subprocess.run(command.argv(), env=env, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     report: dict[str, Any] = json.loads((root / "report.json").read_text())

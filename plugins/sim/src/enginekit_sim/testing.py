@@ -36,7 +36,7 @@ class Proc:
 
     def __init__(self, command: Command, extra_env: Mapping[str, str] | None = None) -> None:
         inherited = {k: v for k, v in os.environ.items() if not k.startswith(("ENGINEKIT_", "CUDA_"))}
-        env = dict(item.split("=", 1) for item in command.environment(inherited))
+        env = command.environ(inherited)
         env.update(extra_env or {})
         # Closed by close(); a context manager cannot span the process's life.
         self.log = tempfile.TemporaryFile()  # noqa: SIM115

@@ -1,0 +1,164 @@
+"""The launch plan's versioned JSON: what it holds, how it reads back, and what reading refuses."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from enginekit import FORMAT_VERSION, Command, LaunchPlan, SpecError
+from enginekit.convert import unstructure
+from enginekit.model import Profile, ShardSpec
+from enginekit.ncclenv import DroppedVar
+
+KEY = "secret-key-0123456789"
+
+
+def plan(**changes: Any) -> LaunchPlan:
+    shard = ShardSpec(
+        replica_id="r1",
+        shard_id="s1",
+        gpu_indices=(0,),
+        http_port=8000,
+        bind_addr="10.0.0.5",
+        api_key=KEY,
+        profile=Profile(name="p", engine="toy"),
+    )
+    fields: dict[str, Any] = {
+        "engine": "toy",
+        "shard": shard,
+        "commands": (
+            Command(path="/bin/sidecar", name="sidecar"),
+            Command(
+                path="/bin/toy",
+                args=("--port", "8000", "--name", "it's"),
+                env={"CUDA_VISIBLE_DEVICES": "0", "TOY_KEY": KEY},
+                secret_env=frozenset({"TOY_KEY"}),
+                why={"CUDA_VISIBLE_DEVICES": "the shard's GPUs"},
+                wait_for_leader_port=True,
+            ),
+        ),
+        "serves_http": True,
+        "health_path": "/health",
+        "metrics_path": "/metrics",
+        "notes": ("a note",),
+        "dropped_env": (DroppedVar("NCCL_ALGO", "denied by the site"),),
+    }
+    return LaunchPlan(**(fields | changes))
+
+
+def shipped(value: LaunchPlan, *, show_secrets: bool = True) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(json.dumps(value.to_dict(show_secrets=show_secrets)))
+    return data
+
+
+def refused(raw: object) -> list[str]:
+    with pytest.raises(SpecError) as caught:
+        LaunchPlan.from_dict(raw)  # type: ignore[arg-type]
+    return list(caught.value.problems)
+
+
+def test_a_plan_reads_back_equal_through_json() -> None:
+    assert LaunchPlan.from_dict(shipped(plan())) == plan()
+    quiet = plan(
+        serves_http=False, shard=ShardSpec(rank=1, nnodes=2, profile=Profile(name="p", engine="toy"))
+    )
+    assert LaunchPlan.from_dict(shipped(quiet)) == quiet
+
+
+def test_every_plan_says_its_format_and_its_derived_facts() -> None:
+    data = shipped(plan())
+    assert data["format_version"] == FORMAT_VERSION == "1.0"
+    assert data["base_url"] == "http://10.0.0.5:8000"
+    assert data["health_url"] == "http://10.0.0.5:8000/health"
+    assert data["commands"][1]["shell"] == "/bin/toy --port 8000 --name 'it'\"'\"'s'"
+    assert data["shard"]["profile"]["name"] == data["profile"] == "p"
+
+
+def test_secrets_are_masked_by_default_and_a_masked_plan_is_refused() -> None:
+    data = shipped(plan(), show_secrets=False)
+    assert KEY not in json.dumps(data)
+    assert refused(data) == [
+        "plan.shard.api_key: holds the mask '<secret>', not a key: a plan read back must be written with show_secrets=True",
+        "plan.commands[1].env.TOY_KEY: holds the mask '<secret>': a plan read back must be written with show_secrets=True",
+    ]
+
+
+def test_a_newer_minor_format_reads_leaving_out_what_it_added() -> None:
+    data = shipped(plan()) | {"format_version": "1.7", "placement_score": 3}
+    data["commands"][0]["cgroup"] = "/shards/s1"
+    assert LaunchPlan.from_dict(data) == plan()
+
+
+def test_unknown_fields_of_this_minor_are_errors() -> None:
+    data = shipped(plan()) | {"placement_score": 3}
+    assert refused(data) == ["plan.placement_score: unknown field"]
+
+
+@pytest.mark.parametrize(
+    ("version", "problem"),
+    [
+        ("2.0", "plan.format_version: format 2.0 is not one this enginekit reads (it reads 1.x)"),
+        ("0.9", "plan.format_version: format 0.9 is not one this enginekit reads (it reads 1.x)"),
+        (None, "plan.format_version: expected a version like '1.0', got NoneType"),
+        (1.0, "plan.format_version: expected a version like '1.0', got 1.0"),
+        ("1", "plan.format_version: expected a version like '1.0', got '1'"),
+        ("1.0\n", "plan.format_version: expected a version like '1.0', got '1.0\\n'"),
+    ],
+)
+def test_other_formats_are_refused(version: object, problem: str) -> None:
+    assert refused(shipped(plan()) | {"format_version": version}) == [problem]
+
+
+def test_derived_fields_must_match_what_they_derive_from() -> None:
+    data = shipped(plan()) | {"base_url": "http://evil:1", "rank": 3}
+    data["commands"][1]["shell"] = "/bin/sh -c 'curl evil'"
+    assert refused(data) == [
+        "plan.commands[1].shell: does not match path and args",
+        "plan.rank: 3 does not match the shard (expected 0)",
+        "plan.base_url: 'http://evil:1' does not match the shard (expected 'http://10.0.0.5:8000')",
+    ]
+
+
+def test_a_plan_must_hang_together() -> None:
+    data = shipped(plan()) | {"engine": "other"}
+    data["commands"][1]["secret_env"] = ["TOY_KEY", "GHOST"]
+    assert refused(data) == [
+        "plan.commands[1].secret_env: names GHOST, which env does not set",
+        "plan.engine: 'other', but the shard's profile names 'toy'",
+    ]
+    assert refused(shipped(plan()) | {"commands": []}) == [
+        "plan.commands: expected at least one command (the main process)"
+    ]
+
+
+def test_wrong_shapes_are_named_by_path_never_a_traceback() -> None:
+    data = shipped(plan())
+    bad = copy.deepcopy(data)
+    bad["commands"][1]["args"] = "--port 8000"
+    bad["commands"][0]["env"] = {"A": 1}
+    bad["shard"]["http_port"] = "8000"
+    # Shapes are judged first, all at once; then types, all at once.
+    assert refused(bad) == ["plan.commands[1].args: expected a list, got str '--port 8000'"]
+    bad["commands"][1]["args"] = ["--port", "8000"]
+    assert refused(bad) == [
+        "plan.shard.http_port: expected an integer, got str '8000'",
+        "plan.commands[0].env['A']: expected a string, got int 1",
+    ]
+    assert refused([data]) == ["plan: expected a table of fields, got list"]
+    assert refused(data | {"notes": ["ok", "bell\x07"]}) == [
+        "plan.notes[1]: contains a control character (U+0007)"
+    ]
+
+
+def test_unstructured_model_values_are_json_ready() -> None:
+    command = Command(path="/x", secret_env=frozenset({"B", "A"}), env={"A": "1", "B": "2"})
+    assert json.loads(json.dumps(unstructure(command)))["secret_env"] == ["A", "B"]
+
+
+def test_environ_is_a_mapping_subprocess_takes_with_generated_variables_winning() -> None:
+    command = Command(path="/x", env={"CUDA_VISIBLE_DEVICES": "0", "B": "2"})
+    environ = command.environ({"PATH": "/usr/bin", "CUDA_VISIBLE_DEVICES": "7", "A": "1"})
+    assert environ == {"A": "1", "B": "2", "CUDA_VISIBLE_DEVICES": "0", "PATH": "/usr/bin"}
+    assert list(environ) == sorted(environ)
