@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
 
 from enginekit.builder import host_port
+from enginekit.contract import MASK
 from enginekit.model import Command, ShardSpec
 from enginekit.ncclenv import DroppedVar
-
-MASK = "<secret>"
 
 
 @attrs.frozen
@@ -35,24 +35,27 @@ class LaunchPlan:
         return f"http://{host_port(self.shard.bind_addr or '127.0.0.1', self.shard.http_port)}"
 
     def to_dict(self, *, show_secrets: bool = False) -> dict[str, Any]:
-        """A JSON-ready plan; secret values are masked unless ``show_secrets``."""
-        shard = self.shard
-        out = {
-            "engine": self.engine,
-            "replica_id": shard.replica_id,
-            "shard_id": shard.shard_id,
-            "profile": shard.profile.name,
-            "rank": shard.rank,
-            "nnodes": shard.nnodes,
-            "serves_http": self.serves_http,
-            "base_url": self.base_url if self.serves_http else None,
-            "health_url": self.base_url + self.health_path if self.serves_http else None,
-            "metrics_url": self.base_url + self.metrics_path if self.serves_http else None,
-            "commands": [_command_dict(c, show_secrets) for c in self.commands],
-            "notes": list(self.notes),
-            "dropped_env": [{"key": d.key, "why": d.why} for d in self.dropped_env],
-        }
-        return out if show_secrets else _scrub(out, shard.api_key)
+        """The plan in its versioned JSON form; every secret masked unless ``show_secrets``.
+
+        :meth:`from_dict` reads what this writes with ``show_secrets`` back equal; the
+        format and what may change in it are described in ``docs/plan-format.md``.
+        """
+        from enginekit.planformat import plan_dict
+
+        return plan_dict(self, show_secrets=show_secrets)
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> LaunchPlan:
+        """The plan in ``raw``, as :meth:`to_dict` wrote it with ``show_secrets``.
+
+        :raises SpecError: listing every problem: a field of the wrong type or shape, an
+            unknown field (ignored instead when the plan is from a newer minor format),
+            another major format version, a masked secret, a derived field that does
+            not match what it derives from.
+        """
+        from enginekit.planformat import read_plan
+
+        return read_plan(raw)
 
     def render_text(self, *, explain: bool = False, show_secrets: bool = False) -> str:
         """The plan as an operator reads it at a terminal."""
@@ -91,33 +94,3 @@ class LaunchPlan:
             lines += [f"  - {d.key}: {d.why}" for d in self.dropped_env]
         text = "\n".join(lines) + "\n"
         return text if show_secrets or not shard.api_key else text.replace(shard.api_key, MASK)
-
-
-def _command_dict(command: Command, show_secrets: bool) -> dict[str, Any]:
-    env = {
-        key: MASK if key in command.secret_env and not show_secrets else value
-        for key, value in sorted(command.env.items())
-    }
-    return {
-        "name": command.name,
-        "path": command.path,
-        "args": list(command.args),
-        "shell": shlex.join(command.argv()),
-        "env": env,
-        "secret_env": sorted(command.secret_env),
-        "wait_for_leader_port": command.wait_for_leader_port,
-        "why": dict(sorted(command.why.items())),
-    }
-
-
-def _scrub(value: Any, secret: str) -> Any:
-    """Mask ``secret`` wherever it appears, whatever a plugin put where."""
-    if not secret:
-        return value
-    if isinstance(value, str):
-        return value.replace(secret, MASK)
-    if isinstance(value, dict):
-        return {_scrub(k, secret): _scrub(v, secret) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_scrub(v, secret) for v in value]
-    return value

@@ -1,0 +1,197 @@
+"""The launch plan's JSON form: written by ``LaunchPlan.to_dict``, read back by ``LaunchPlan.from_dict``."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from enginekit.contract import MASK
+from enginekit.convert import structure
+from enginekit.errors import SpecError
+from enginekit.formats import FORMAT_VERSION, newer_minor
+from enginekit.model import Command, ShardSpec, _dict
+from enginekit.ncclenv import DroppedVar
+from enginekit.specio import dump_spec
+
+if TYPE_CHECKING:
+    from enginekit.plan import LaunchPlan
+
+
+def plan_dict(plan: LaunchPlan, *, show_secrets: bool) -> dict[str, Any]:
+    """The plan as JSON-ready data; every secret masked unless ``show_secrets``."""
+    shard = plan.shard
+    out = {
+        "format_version": FORMAT_VERSION,
+        "engine": plan.engine,
+        "shard": dump_spec(shard, show_secrets=show_secrets),
+        "commands": [_command_dict(c, show_secrets) for c in plan.commands],
+        "serves_http": plan.serves_http,
+        "health_path": plan.health_path,
+        "metrics_path": plan.metrics_path,
+        "notes": list(plan.notes),
+        "dropped_env": [{"key": d.key, "why": d.why} for d in plan.dropped_env],
+        **_derived(plan),
+    }
+    return out if show_secrets else _scrub(out, shard.api_key)
+
+
+def _derived(plan: LaunchPlan) -> dict[str, Any]:
+    """Facts that follow from the rest, at hand for readers; recomputed, and checked, on reading."""
+    shard, http = plan.shard, plan.serves_http
+    return {
+        "replica_id": shard.replica_id,
+        "shard_id": shard.shard_id,
+        "profile": shard.profile.name,
+        "rank": shard.rank,
+        "nnodes": shard.nnodes,
+        "base_url": plan.base_url if http else None,
+        "health_url": plan.base_url + plan.health_path if http else None,
+        "metrics_url": plan.base_url + plan.metrics_path if http else None,
+    }
+
+
+def _command_dict(command: Command, show_secrets: bool) -> dict[str, Any]:
+    env = {
+        key: MASK if key in command.secret_env and not show_secrets else value
+        for key, value in sorted(command.env.items())
+    }
+    return {
+        "name": command.name,
+        "path": command.path,
+        "args": list(command.args),
+        "shell": shlex.join(command.argv()),
+        "env": env,
+        "secret_env": sorted(command.secret_env),
+        "wait_for_leader_port": command.wait_for_leader_port,
+        "why": dict(sorted(command.why.items())),
+    }
+
+
+def _scrub(value: Any, secret: str) -> Any:
+    """Mask ``secret`` wherever it appears, whatever a plugin put where."""
+    if not secret:
+        return value
+    if isinstance(value, str):
+        return value.replace(secret, MASK)
+    if isinstance(value, dict):
+        return {_scrub(k, secret): _scrub(v, secret) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(v, secret) for v in value]
+    return value
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class _CommandDoc:
+    path: str
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = attrs.field(factory=dict, converter=_dict)
+    name: str = ""
+    wait_for_leader_port: bool = False
+    secret_env: tuple[str, ...] = ()
+    why: Mapping[str, str] = attrs.field(factory=dict, converter=_dict)
+    shell: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class _DroppedDoc:
+    key: str
+    why: str
+
+
+@attrs.frozen(kw_only=True)
+class _PlanDoc:
+    format_version: str
+    engine: str
+    shard: ShardSpec
+    commands: tuple[_CommandDoc, ...]
+    serves_http: bool
+    health_path: str
+    metrics_path: str
+    notes: tuple[str, ...] = ()
+    dropped_env: tuple[_DroppedDoc, ...] = ()
+    replica_id: str | None = None
+    shard_id: str | None = None
+    profile: str | None = None
+    rank: int | None = None
+    nnodes: int | None = None
+    base_url: str | None = None
+    health_url: str | None = None
+    metrics_url: str | None = None
+
+
+def read_plan(raw: object) -> LaunchPlan:
+    """The plan ``raw`` holds, as :func:`plan_dict` wrote it with ``show_secrets``.
+
+    The shape, types and text of every field are checked as strictly as a spec's, and
+    the derived fields against what they derive from; the engine's rules are not run
+    again (a reader that does not trust the writer plans the shard from its spec).
+
+    :raises SpecError: listing every problem, each naming its field (``plan.commands[0].env``).
+    """
+    from enginekit.plan import LaunchPlan
+
+    if not isinstance(raw, Mapping):
+        raise SpecError([f"plan: expected a table of fields, got {type(raw).__name__}"])
+    newer = newer_minor(raw.get("format_version"), "plan.format_version")
+    doc, _ = structure(raw, _PlanDoc, path="plan", lenient=newer)
+    problems = _masked_secrets(doc)
+    if not doc.commands:
+        problems.append("plan.commands: expected at least one command (the main process)")
+    commands = []
+    for i, item in enumerate(doc.commands):
+        stray = sorted(set(item.secret_env) - set(item.env))
+        if stray:
+            problems.append(
+                f"plan.commands[{i}].secret_env: names {', '.join(stray)}, which env does not set"
+            )
+        command = Command(
+            path=item.path,
+            args=item.args,
+            env=item.env,
+            name=item.name,
+            wait_for_leader_port=item.wait_for_leader_port,
+            secret_env=frozenset(item.secret_env),
+            why=item.why,
+        )
+        if item.shell is not None and item.shell != shlex.join(command.argv()):
+            problems.append(f"plan.commands[{i}].shell: does not match path and args")
+        commands.append(command)
+    plan = LaunchPlan(
+        engine=doc.engine,
+        shard=doc.shard,
+        commands=tuple(commands),
+        serves_http=doc.serves_http,
+        health_path=doc.health_path,
+        metrics_path=doc.metrics_path,
+        notes=doc.notes,
+        dropped_env=tuple(DroppedVar(d.key, d.why) for d in doc.dropped_env),
+    )
+    if doc.engine != doc.shard.profile.engine:
+        problems.append(
+            f"plan.engine: {doc.engine!r}, but the shard's profile names {doc.shard.profile.engine!r}"
+        )
+    for field, expected in _derived(plan).items():
+        given = getattr(doc, field)
+        if given is not None and given != expected:
+            problems.append(f"plan.{field}: {given!r} does not match the shard (expected {expected!r})")
+    if problems:
+        raise SpecError(problems)
+    return plan
+
+
+def _masked_secrets(doc: _PlanDoc) -> list[str]:
+    hint = "a plan read back must be written with show_secrets=True"
+    problems = []
+    if doc.shard.api_key == MASK:
+        problems.append(f"plan.shard.api_key: holds the mask {MASK!r}, not a key: {hint}")
+    for i, command in enumerate(doc.commands):
+        for key in sorted(command.secret_env):
+            if command.env.get(key) == MASK:
+                problems.append(f"plan.commands[{i}].env.{key}: holds the mask {MASK!r}: {hint}")
+    return problems
