@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from enginekit.convert import load_document, structure
+from enginekit import load_spec
 from enginekit.plugin import GPUInfo, Profile, ShardSpec
 from enginekit.testing import EnvPolicy, check_engine, engine_for
 from hypothesis import given
@@ -271,7 +271,7 @@ def test_the_distribution_publishes_the_engine_under_its_name() -> None:
 
 
 def test_the_example_spec_renders() -> None:
-    spec, _ = structure(load_document(EXAMPLES / "myengine-single-gpu.toml"), ShardSpec, path="spec")
+    spec = load_spec(EXAMPLES / "myengine-single-gpu.toml").spec
     plan = engine_for(MyEngine(), "myengine").plan(spec)
     (command,) = plan.commands
     assert command.args[-4:] == ("--dtype", "bfloat16", "--max-model-len", "8192")
