@@ -88,3 +88,11 @@ def test_registry_for_names_a_config_problem() -> None:
     with pytest.raises(enginekit.ConfigError) as caught:
         enginekit.registry_for({"disabled": "vllm"})
     assert list(caught.value.problems) == ["config.disabled: expected a list, got str 'vllm'"]
+
+
+def test_an_agent_that_plans_again_catches_a_tampered_plan(registry: enginekit.Registry) -> None:
+    spec = enginekit.load_spec(EXAMPLES / "vllm-single-node-tp8.toml").spec
+    sent = registry.engine("vllm").plan(spec).to_dict(show_secrets=True)
+    sent["commands"][-1]["env"]["LD_PRELOAD"] = "/tmp/evil.so"
+    received = enginekit.LaunchPlan.from_dict(sent)  # well formed, so it reads
+    assert registry.engine(received.engine).plan(received.shard) != received
