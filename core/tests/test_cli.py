@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -107,7 +108,7 @@ def test_env_shows_the_shared_environment(spec: Path, capsys: pytest.CaptureFixt
 
 def test_engines_lists_every_status(fake_dists: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "engines", environ={"ENGINEKIT_DISABLE_ENGINES": "modular"})
-    assert code == 0
+    assert code == 1  # some engines failed
     lines = {line.split()[0]: line for line in out.splitlines()}
     assert lines["fake"].split()[1] == "ok"
     assert "fake-ok 1.0" in lines["fake"]
@@ -166,7 +167,7 @@ def test_render_of_an_invalid_shard_exits_1(spec: Path, capsys: pytest.CaptureFi
         (
             SPEC.replace('engine = "fake"', 'engine = "nope"'),
             {},
-            "enginekit: error: unknown engine 'nope' (have ",
+            "enginekit: error: unknown engine 'nope' (installed: ",
         ),
         (
             SPEC,
@@ -263,3 +264,106 @@ def test_no_input_gives_a_traceback(
     code, _, err = run(capsys, "render", str(path))
     assert code in (0, 1, 2)
     assert "Traceback" not in err
+
+
+# --- arguments, help and the subcommand table ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "expected"),
+    [
+        (
+            [],
+            2,
+            "enginekit: error: a command is required: engines, render, env, validate, probe, help-options, spec, schema",
+        ),
+        (["render"], 2, "enginekit render: error: the following arguments are required: SPEC"),
+        (["frobnicate"], 2, "enginekit: error: argument COMMAND: invalid choice: 'frobnicate'"),
+        (["probe", "x.toml", "--timeout", "0"], 2, "error: argument --timeout: expected a positive number"),
+        (["probe", "x.toml", "--timeout", "nan"], 2, "error: argument --timeout: expected a positive number"),
+        (["help-options", "x", "--timeout", "soon"], 2, "expected a number of seconds, got 'soon'"),
+    ],
+)
+def test_arguments_argparse_refuses_return_2_with_its_message(
+    capsys: pytest.CaptureFixture[str], argv: list[str], code: int, expected: str
+) -> None:
+    assert main(argv, NO_CONFIG) == code  # returned, not raised: main() is embeddable
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert expected in err
+
+
+def test_help_lists_every_subcommand_and_the_exit_statuses(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"], NO_CONFIG) == 0
+    out = capsys.readouterr().out
+    for name in ("engines", "render", "env", "validate", "probe", "help-options", "--version"):
+        assert name in out
+    assert "exit status:" in out
+    assert "probe: the engine's build would run on the CPU" in " ".join(out.split())
+    assert main(["engines", "--help"], NO_CONFIG) == 0
+    engines_help = " ".join(capsys.readouterr().out.split())
+    assert "1 one of them failed (listed as failed, with why)" in engines_help
+    assert "2 a named engine is not installed here" in engines_help
+    assert main(["probe", "--help"], NO_CONFIG) == 0
+    probe_help = " ".join(capsys.readouterr().out.split())
+    assert "1 the build sees no GPU: the shard would run on the CPU" in probe_help
+    assert "(default: 60)" in probe_help
+    assert main(["render", "--help"], NO_CONFIG) == 0
+    assert "'-' reads it from stdin" in " ".join(capsys.readouterr().out.split())
+
+
+def test_the_default_config_path_in_the_help_is_the_one_read() -> None:
+    from enginekit.cli.parser import DEFAULT_CONFIG
+    from enginekit.config import DEFAULT_CONFIG_PATH
+
+    assert Path(DEFAULT_CONFIG) == DEFAULT_CONFIG_PATH
+
+
+def test_every_subcommand_names_a_handler_that_exists() -> None:
+    import importlib
+
+    from enginekit.cli.parser import SUBCOMMANDS
+
+    for command in SUBCOMMANDS:
+        module, _, function = command.handler.partition(":")
+        assert callable(getattr(importlib.import_module(f"enginekit.cli.{module}"), function)), command
+
+
+def test_a_subcommand_is_a_table_entry_and_a_handler(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # What the next subcommand costs: one entry (its arguments) and one function (Run -> int).
+    import enginekit.cli.parser as parser
+    import enginekit.cli.version as version_module
+
+    def hello(run: object) -> int:
+        print(f"hello {run.args.who}", file=run.out)  # type: ignore[attr-defined]
+        return 0
+
+    def arguments(p: argparse.ArgumentParser) -> None:
+        p.add_argument("who")
+
+    monkeypatch.setattr(version_module, "hello", hello, raising=False)
+    entry = parser.Subcommand("hello", "say hello", "version:hello", arguments)
+    monkeypatch.setattr(parser, "SUBCOMMANDS", (*parser.SUBCOMMANDS, entry))
+    assert main(["hello", "world"], NO_CONFIG) == 0
+    assert capsys.readouterr().out == "hello world\n"
+
+
+def test_a_bug_is_exit_70_in_one_line(
+    spec: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import enginekit.cli.plans as plans
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ZeroDivisionError
+
+    monkeypatch.setattr(plans, "load_gpus", broken)
+    code, out, err = run(capsys, "render", str(spec))
+    assert (code, out) == (70, "")
+    assert err == (
+        "enginekit: error: internal error, a bug in enginekit (ZeroDivisionError); "
+        "ENGINEKIT_TRACEBACK=1 shows where\n"
+    )
+    with pytest.raises(ZeroDivisionError):
+        run(capsys, "render", str(spec), environ={"ENGINEKIT_TRACEBACK": "1"})

@@ -495,7 +495,7 @@ def test_engines_lists_a_broken_engine_as_failed_and_the_rest_as_they_are(
 ) -> None:
     hostile.MODE["unavailable"] = "raise"  # type: ignore[attr-defined]
     code, out, err = cli(capsys, "engines", "--json")
-    assert code == 0, err
+    assert code == 1, err
     rows = {row["name"]: row for row in json.loads(out)}
     assert rows["rogue"]["status"] == "failed"
     assert "hook unavailable() raised RuntimeError: unavailable exploded" in rows["rogue"]["detail"]
@@ -515,7 +515,7 @@ def test_a_plugin_printing_cannot_corrupt_json(
 
 def test_a_name_clash_is_reported_clearly_once(hostile: object, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = cli(capsys, "engines")
-    assert code == 0
+    assert code == 1
     assert "distributions provide" not in err  # said in the table, where it belongs
     line = next(line for line in out.splitlines() if line.startswith("fake "))
     assert "hostile-engines 1.0 (hostile_pkgs.rogue:HonestEngine) and hostile-twin 3.0" in line
@@ -683,7 +683,7 @@ def test_a_blank_engine_allowlist_means_not_set(
     capsys: pytest.CaptureFixture[str], fake_dists: Path, value: str
 ) -> None:
     code, out, _ = cli(capsys, "engines", "--json", environ={"ENGINEKIT_ENGINES": value})
-    assert code == 0
+    assert code == 1
     assert {row["name"]: row["status"] for row in json.loads(out)}["fake"] == "ok"
 
 
@@ -691,7 +691,7 @@ def test_the_engine_allowlist_splits_on_commas_and_whitespace_and_says_what_left
     capsys: pytest.CaptureFixture[str], fake_dists: Path
 ) -> None:
     code, out, _ = cli(capsys, "engines", "--json", environ={"ENGINEKIT_ENGINES": "fake offline\tnonesuch"})
-    assert code == 0
+    assert code == 1
     rows = {row["name"]: row for row in json.loads(out)}
     assert rows["fake"]["status"] == "ok"
     assert rows["offline"]["status"] == "unavailable"
@@ -897,7 +897,7 @@ def test_an_engine_exiting_at_import_is_one_failed_engine(
     hostile: object, write: Write, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, err = cli(capsys, "engines", "--json")
-    assert code == 0, err
+    assert code == 1, err
     rows = {row["name"]: row for row in json.loads(out)}
     assert (rows["quitter"]["status"], rows["quitter"]["detail"]) == ("failed", "SystemExit: 0")
     code, out, err = cli(capsys, "render", str(write(spec_with(profile={"engine": "quitter"}))))
@@ -968,7 +968,7 @@ def test_a_bad_entry_for_one_engine_fails_that_engine_alone(
 ) -> None:
     path = write(config, "config.toml")
     code, out, err = cli(capsys, "--config", str(path), "engines", "--json")
-    assert code == 0, err
+    assert code == 1, err
     rows = {row["name"]: row for row in json.loads(out)}
     assert rows["fake"]["status"] == "failed"
     assert expected in rows["fake"]["detail"]
@@ -1035,7 +1035,7 @@ def test_allow_unsafe_needs_a_visible_reason_and_cannot_open_a_reserved_name(
     assert "env_policy.allow_unsafe['LD_PRELOAD']: contains an invisible character (U+200B)" in err
     reserved = write('[env_policy.allow_unsafe]\nCUDA_VISIBLE_DEVICES = "because"\n', "c2.toml")
     code, out, err = cli(capsys, "--config", str(reserved), "engines")
-    assert code == 0
+    assert code == 1
     assert "warning: env_policy.allow_unsafe: CUDA_VISIBLE_DEVICES stays refused: reserved" in err
 
 

@@ -13,8 +13,7 @@ from enginekit.convert import load_document, structure
 from enginekit.envpolicy import EnvPolicy
 from enginekit.errors import ConfigError, SpecError
 from enginekit.registry import Registry
-from enginekit.specio import holds_profile as holds_profile  # the CLI's import
-from enginekit.specio import looks_like_node_config as looks_like_node_config  # the CLI's import
+from enginekit.specio import holds_profile
 
 DEFAULT_CONFIG_PATH = Path("/etc/enginekit/config.toml")
 

@@ -4,25 +4,77 @@ from __future__ import annotations
 
 import contextlib
 import importlib.metadata
+import re
 import sys
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 import pluggy
 
 from enginekit import hookspecs
-from enginekit.contract import described
-from enginekit.convert import structure
-from enginekit.engine import Engine
-from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
 from enginekit.errors import ConfigError, EnginekitError, EngineUnavailable
 from enginekit.logs import logger
-from enginekit.text import unsafe_text
+from enginekit.text import printable, unsafe_text
 
+# Imported when first needed, not here: listing engines, printing versions and building a
+# registry from hundreds of distributions never pay for the planning machinery.
 if TYPE_CHECKING:
+    from enginekit.engine import Engine
+    from enginekit.envpolicy import EnvPolicy
     from enginekit.plugin import EngineClass
+
+#: The engines this project publishes, each as the distribution ``enginekit-<name>``: a
+#: node without one is told what to install, not that the name means nothing.
+FIRST_PARTY = frozenset({"vllm", "sglang", "llamacpp", "trtllm", "sim"})
+#: The states of ``enginekit engines``, in the order an operator reads them.
+STATUSES = ("ok", "unavailable", "disabled", "failed")
+
+
+class Provider(NamedTuple):
+    """A distribution's claim on an engine name, read from its metadata: nothing is imported."""
+
+    distribution: str
+    version: str
+    #: ``module:attribute``, as the entry point names it.
+    entry_point: str
+
+    def __str__(self) -> str:
+        return f"{self.distribution} {self.version} ({self.entry_point})"
+
+    @property
+    def label(self) -> str:
+        """``dist version, module:attr``: how a message names the code it blames."""
+        return f"{self.distribution} {self.version}, {self.entry_point}"
+
+    @classmethod
+    def of(cls, ep: importlib.metadata.EntryPoint) -> Provider:
+        """The distribution behind ``ep``; ``?`` for what its metadata does not say."""
+        name = version = "?"
+        with contextlib.suppress(Exception):  # a damaged dist-info still lists, as "?"
+            if ep.dist is not None:
+                name, version = _name_and_version(ep.dist)
+        return cls(printable(name, 200), printable(version, 100), printable(ep.value, 300))
+
+
+def _name_and_version(dist: importlib.metadata.Distribution) -> tuple[str, str]:
+    """``Name`` and ``Version`` from the metadata's header lines.
+
+    ``dist.metadata`` runs the e-mail parser over the whole file, a plugin's README
+    included, for each field read: every engine shown paid for it at start-up.
+    """
+    fields: dict[str, str] = {}
+    for line in (dist.read_text("METADATA") or dist.read_text("PKG-INFO") or "").splitlines():
+        if not line.strip():
+            break  # the headers end at the first blank line; the description follows
+        key, colon, value = line.partition(":")
+        if colon and key in ("Name", "Version"):
+            fields.setdefault(key, value.strip())
+    if len(fields) < 2:  # an unusual file: the standard reader decides
+        meta = dist.metadata
+        fields = {key: str(meta[key]) for key in ("Name", "Version") if key in meta}
+    return fields.get("Name", "?"), fields.get("Version", "?")
 
 
 @attrs.frozen
@@ -32,16 +84,62 @@ class Failure:
     name: str
     source: str
     reason: str
+    providers: tuple[Provider, ...] = attrs.field(default=(), kw_only=True)
 
 
 @attrs.frozen
 class EngineStatus:
-    """One row of ``enginekit engines``: ok, disabled, unavailable or failed, and why."""
+    """One row of ``enginekit engines``: ok, disabled, unavailable or failed, why, and what provides it."""
 
     name: str
+    #: One of :data:`STATUSES`.
     status: str
-    source: str = ""
-    detail: str = ""
+    reason: str = attrs.field(default="", kw_only=True)
+    #: The distributions that provide it: one, none for an engine added in process, or
+    #: several when they clash over the name.
+    providers: tuple[Provider, ...] = attrs.field(default=(), kw_only=True)
+    #: The hooks the engine implements, sorted; ``None`` when it was never loaded.
+    hooks: tuple[str, ...] | None = attrs.field(default=None, kw_only=True)
+    #: What added an engine that no distribution provides (``Registry.add``'s ``source``).
+    origin: str = attrs.field(default="", kw_only=True)
+
+    @property
+    def engine(self) -> str:
+        """The engine's name (the JSON field's name)."""
+        return self.name
+
+    @property
+    def detail(self) -> str:
+        """The reason; the name this field had before it was structured."""
+        return self.reason
+
+    @property
+    def source(self) -> str:
+        """What provided it, as one line: ``dist version (module:attr)``, joined with "and"."""
+        return " and ".join(str(p) for p in self.providers) or self.origin
+
+    @property
+    def distribution(self) -> str | None:
+        """The providing distribution, when exactly one provides it."""
+        return self.providers[0].distribution if len(self.providers) == 1 else None
+
+    @property
+    def version(self) -> str | None:
+        """The providing distribution's version, when exactly one provides it."""
+        return self.providers[0].version if len(self.providers) == 1 else None
+
+    @property
+    def entry_point(self) -> str | None:
+        """``module:attribute`` of the entry point, when exactly one provides it."""
+        return self.providers[0].entry_point if len(self.providers) == 1 else None
+
+
+class _BadHooks(pluggy.PluginValidationError):
+    """A plugin whose hooks do not fit enginekit's: ``problem`` says how, without the engine's name."""
+
+    def __init__(self, plugin: object, message: str, problem: str) -> None:
+        super().__init__(plugin, message)
+        self.problem = problem
 
 
 class Registry:
@@ -52,16 +150,21 @@ class Registry:
     vLLM plugin, and a broken TensorRT-LLM install never stops vLLM.
     """
 
-    def __init__(self, *, policy: EnvPolicy = DEFAULT_POLICY, lenient: bool = False) -> None:
+    def __init__(self, *, policy: EnvPolicy | None = None, lenient: bool = False) -> None:
         self.pm = _Manager(hookspecs.PROJECT_NAME)
         self.pm.add_hookspecs(hookspecs)
+        #: ``None``: the built-in policy, imported the first time it is read.
         self._policy = policy
         self.lenient = lenient
         self.failures: dict[str, Failure] = {}
         self.warnings: list[str] = []
         self._engines: dict[str, object] = {}
         self._sources: dict[str, str] = {}
+        self._hooks: dict[str, tuple[str, ...]] = {}
         self._pending: dict[str, importlib.metadata.EntryPoint] = {}
+        #: Every entry point found, by engine name, whatever became of it.
+        self._found: dict[str, list[importlib.metadata.EntryPoint]] = {}
+        self._providers: dict[str, tuple[Provider, ...]] = {}
         self._configs: Mapping[str, Mapping[str, Any]] = {}
         self._installed: dict[str, Path] = {}
         #: ``[installed]`` from the node config, as written: checked when its engine
@@ -75,6 +178,10 @@ class Registry:
     @property
     def policy(self) -> EnvPolicy:
         """The site's env policy; each engine adds its own rules to it."""
+        if self._policy is None:
+            from enginekit.envpolicy import DEFAULT_POLICY
+
+            self._policy = DEFAULT_POLICY
         return self._policy
 
     @policy.setter
@@ -88,7 +195,7 @@ class Registry:
         config: Mapping[str, Mapping[str, Any]] | None = None,
         enable: Collection[str] | None = None,
         disable: Collection[str] | Mapping[str, str] = (),
-        policy: EnvPolicy = DEFAULT_POLICY,
+        policy: EnvPolicy | None = None,
         lenient: bool = False,
         group: str = hookspecs.ENTRY_POINT_GROUP,
         installed: Mapping[str, object] | None = None,
@@ -100,6 +207,7 @@ class Registry:
         :param enable: An allowlist of engine names; ``None`` enables every installed one.
         :param disable: Engines this node never imports or offers; a mapping also says
             why, by name (shown by ``enginekit engines`` and when the engine is asked for).
+        :param policy: The site's env policy; ``None`` is the built-in one.
         :param lenient: Unknown keys in config sections and specs are reported, not fatal.
         :param installed: Builds the agent installed, by engine name; each is checked
             when its engine loads.
@@ -109,7 +217,7 @@ class Registry:
         registry._configs = dict(config or {})
         registry._installed_wanted = dict(installed or {})
         reasons = disable if isinstance(disable, Mapping) else dict.fromkeys(disable, "disabled here")
-        found: dict[str, list[importlib.metadata.EntryPoint]] = {}
+        found = registry._found
         for ep in importlib.metadata.entry_points(group=group):
             found.setdefault(ep.name, []).append(ep)
         for name, eps in found.items():
@@ -118,56 +226,92 @@ class Registry:
             elif enable is not None and name not in enable:
                 registry._disabled[name] = not_enabled_because
             elif len(eps) > 1 and (
-                len({ep.value for ep in eps}) > 1 or len({_distribution(ep) for ep in eps}) > 1
+                len({ep.value for ep in eps}) > 1
+                or len({p.distribution for p in registry.providers(name)}) > 1
             ):
                 # Two distributions claim one name: refuse to guess which one is meant. A
                 # third party registering "vllm" must not quietly replace, or break, vLLM,
                 # even by pointing at the same module path its own package shadows.
-                sources = " and ".join(sorted(_source(ep) for ep in eps))
+                providers = tuple(sorted(registry.providers(name), key=str))
                 registry._fail(
                     name,
-                    sources,
+                    " and ".join(str(p) for p in providers),
                     f"{len(eps)} distributions provide engine {name!r} and enginekit will not "
                     f"guess which to run: uninstall all but one",
+                    providers=providers,
                 )
             else:
                 registry._pending[name] = eps[0]
+        choices = sorted(found)
         for name in sorted(set(enable or ()) - set(found)):
-            registry._fail(name, "-", "enabled but not installed")
+            registry._fail(name, "", "enabled but not installed" + _not_found_hint(name, choices, ": "))
         for name in sorted(set(reasons) - set(found)):
-            registry.warnings.append(f"{reasons[name]} names {name!r}, but no such engine is installed")
+            registry.warnings.append(
+                f"{reasons[name]} names {name!r}, but no such engine is installed{_close(name, choices)}"
+            )
         for name in sorted(set(registry._configs) - set(found)):
-            registry.warnings.append(f"engines.{name}: configured, but no such engine is installed")
+            registry.warnings.append(
+                f"engines.{name}: configured, but no such engine is installed{_close(name, choices)}"
+            )
         for name in sorted(set(registry._installed_wanted) - set(found)):
-            registry.warnings.append(f"installed.{name}: no such engine is installed")
+            registry.warnings.append(f"installed.{name}: no such engine is installed{_close(name, choices)}")
         return registry
+
+    def providers(self, name: str) -> tuple[Provider, ...]:
+        """The distributions whose entry points name engine ``name``; reads metadata, imports nothing."""
+        if name not in self._providers:
+            # One distribution found twice on the path is one provider, not a clash.
+            self._providers[name] = tuple(dict.fromkeys(Provider.of(ep) for ep in self._found.get(name, ())))
+        return self._providers[name]
 
     def add(self, plugin: object, name: str, *, replace: bool = False, source: str = "") -> None:
         """Register ``plugin`` as engine ``name`` after checking its hooks.
 
         Refuses a name already taken unless ``replace``: names come from any installed
         distribution, and silently replacing one is how the wrong engine gets launched.
+
+        :raises pluggy.PluginValidationError: a hook enginekit does not have (``comands``,
+            with the hook meant), an argument no hook passes, or a required hook missing;
+            the message names the engine and ``source``, never the plugin object.
         """
+        self._add(plugin, name, replace=replace, source=source or "added in process", label="")
+
+    def _add(self, plugin: object, name: str, *, replace: bool, source: str, label: str) -> None:
         if name in self._engines or name in self._pending:
             if not replace:
                 raise EnginekitError(f"engine {name!r} is already registered (pass replace=True)")
             self._remove(name)
         try:
             self.pm.register(plugin, name=name)
-            self.pm.check_pending()  # unknown hook names, e.g. "comands"
             implemented = {caller.name for caller in self.pm.get_hookcallers(plugin) or ()}
-            missing = hookspecs.REQUIRED_HOOKS - implemented
-            if missing:
-                raise pluggy.PluginValidationError(
-                    plugin, f"engine {name!r} lacks required hooks {sorted(missing)}"
-                )
+            problem = _unknown_hook(self.pm, plugin, implemented)
+            if problem is None:
+                self.pm.check_pending()  # what the check above does not know of: pluggy's own
+                missing = hookspecs.REQUIRED_HOOKS - implemented
+                if missing:
+                    problem = f"lacks required hooks {sorted(missing)}"
+            if problem is not None:
+                raise _BadHooks(plugin, f"engine {name!r} ({label or source}): {problem}", problem)
+        except _BadHooks:
+            self._unregister(name)
+            raise
+        except pluggy.PluginValidationError as exc:
+            self._unregister(name)
+            problem = _hook_problem(self.pm, plugin, exc)
+            raise _BadHooks(plugin, f"engine {name!r} ({label or source}): {problem}", problem) from None
         except Exception:
-            if self.pm.has_plugin(name):  # pluggy can leave partial state behind
-                self.pm.unregister(name=name)
+            self._unregister(name)
             raise
         self._engines[name] = plugin
-        self._sources[name] = source or "added in process"
+        self._sources[name] = source
+        self._hooks[name] = tuple(sorted(implemented))
+        if not label:  # added in process: no distribution provides it, whatever was installed
+            self._providers[name] = ()
         self._forget()
+
+    def _unregister(self, name: str) -> None:
+        if self.pm.has_plugin(name):  # pluggy can leave partial state behind
+            self.pm.unregister(name=name)
 
     def add_wrapper(self, plugin: object, name: str) -> None:
         """Register a non-engine plugin whose hooks wrap every engine's (``wrapper=True`` only)."""
@@ -207,6 +351,24 @@ class Registry:
         """The engines installed and enabled here, sorted; imports nothing."""
         return sorted(set(self._engines) | set(self._pending))
 
+    def installed_names(self) -> list[str]:
+        """Every engine an installed distribution provides or that was added, whatever its status; sorted."""
+        return sorted(set(self._found) | set(self._engines))
+
+    def knows(self, name: str) -> bool:
+        """Whether ``name`` is an installed engine (ok, unavailable, disabled or failed); imports nothing."""
+        return name in self._found or name in self._engines
+
+    def not_installed(self, name: str) -> str:
+        """The message for an engine nothing here provides: the name meant, or what to install."""
+        choices = self.installed_names()
+        if name in FIRST_PARTY:
+            return f"engine {name!r} is not installed on this node: install the enginekit-{name} distribution"
+        guess = _guess(name, choices)
+        meant = f"did you mean {guess!r}? " if guess else ""
+        have = ", ".join(choices) or "none"
+        return f"unknown engine {printable(repr(name), 200)} ({meant}installed: {have})"
+
     def engine(self, name: str) -> Engine:
         """Return the engine called ``name``, or say precisely why there is none.
 
@@ -222,42 +384,81 @@ class Registry:
     def _handle(self, name: str) -> Engine:
         engine = self._handles.get(name)
         if engine is None:
+            from enginekit.engine import Engine
+
             plugin = self._plugin(name)
             engine = Engine(
                 name,
                 plugin,
                 lambda hook_name: self._caller(name, hook_name),
                 source=self.source(name),
-                site_policy=lambda: self._policy,
+                site_policy=lambda: self.policy,
                 installed=self._installed.get(name),
             )
             self._handles[name] = engine
         return engine
 
-    def statuses(self) -> list[EngineStatus]:
-        """Load every engine and report each one's status, sorted by name.
+    def statuses(self, names: Iterable[str] | None = None) -> list[EngineStatus]:
+        """Load the engines named (every one when ``None``) and report each one's status, sorted by name.
 
         Never raises for an engine: one whose constant hooks raise or answer garbage is
         listed as failed, with the reason, and every other engine is listed as it is.
+        Only the engines asked about are imported; disabled ones never are.
+
+        :raises EngineUnavailable: for a name no installed distribution provides.
         """
-        rows = []
-        for name in sorted(self._pending):
+        wanted: set[str] | None = None
+        if names is not None:
+            wanted = set(names)
+            for name in sorted(wanted):
+                if not self.knows(name):
+                    raise EngineUnavailable(self.not_installed(name))
+
+        def asked(name: str) -> bool:
+            return wanted is None or name in wanted
+
+        for name in sorted(filter(asked, self._pending)):
             self._load(name)
-        for name in list(self._engines):
+        rows = []
+        for name in filter(asked, list(self._engines)):
+            providers = self.providers(name)
+            common: dict[str, Any] = {
+                "providers": providers,
+                "hooks": self._hooks.get(name, ()),
+                "origin": "" if providers else self._sources[name],
+            }
             try:
                 reason = self.engine_unavailable_reason(name)
             except EnginekitError as exc:
-                rows.append(EngineStatus(name, "failed", self._sources[name], str(exc)))
+                rows.append(EngineStatus(name, "failed", reason=str(exc), **common))
                 continue
-            status = "unavailable" if reason else "ok"
-            rows.append(EngineStatus(name, status, self._sources[name], reason or ""))
-        rows += [EngineStatus(name, "disabled", "", why) for name, why in self._disabled.items()]
-        rows += [EngineStatus(f.name, "failed", f.source, f.reason) for f in self.failures.values()]
+            rows.append(EngineStatus(name, "unavailable" if reason else "ok", reason=reason or "", **common))
+        rows += [
+            EngineStatus(name, "disabled", reason=why, providers=self.providers(name))
+            for name, why in self._disabled.items()
+            if asked(name)
+        ]
+        rows += [
+            EngineStatus(f.name, "failed", reason=f.reason, providers=f.providers, origin=f.source)
+            for f in self.failures.values()
+            if asked(f.name)
+        ]
         return sorted(rows, key=lambda row: row.name)
 
     def engine_unavailable_reason(self, name: str) -> str | None:
-        """Why a registered engine cannot be offered here, or None."""
-        return self._handle(name).unavailable()
+        """Why a registered engine cannot be offered here, or None.
+
+        Asked through the engine's handle once there is one; before that, through the same
+        answer checks without making one, so listing engines never loads the planning code.
+        """
+        handle = self._handles.get(name)
+        if handle is not None:
+            return handle.unavailable()
+        from enginekit.contract import Answers
+
+        self._plugin(name)  # loaded, or why not
+        answers = Answers(name, self.source(name))
+        return answers.reason("unavailable", answers.call("unavailable", self._caller(name, "unavailable")))
 
     def _caller(self, name: str, hook_name: str) -> Any:
         """The hook caller that reaches engine ``name`` (and wrappers) but no other engine."""
@@ -287,14 +488,18 @@ class Registry:
                 return self._engines[name]
         if name in self._disabled:
             raise EngineUnavailable(f"engine {name!r} is disabled on this node: {self._disabled[name]}")
-        if name in self.failures:
+        if name in self.failures and self.knows(name):
             failure = self.failures[name]
-            raise EngineUnavailable(f"engine {name!r} failed to load ({failure.source}): {failure.reason}")
-        have = ", ".join(self.names()) or "none"
-        raise EngineUnavailable(f"unknown engine {name!r} (have {have})")
+            where = ", ".join(p.label for p in failure.providers) if len(failure.providers) == 1 else None
+            raise EngineUnavailable(
+                f"engine {name!r} failed to load ({where or failure.source}): {failure.reason}"
+            )
+        raise EngineUnavailable(self.not_installed(name))
 
     def _load(self, name: str) -> None:
         ep = self._pending.pop(name)
+        provider = Provider.of(ep)
+        self._providers[name] = (provider,)
         try:
             # A plugin that prints while it is imported must not corrupt what the caller
             # prints (``render --json``): its output goes to stderr.
@@ -302,26 +507,31 @@ class Registry:
                 target = ep.load()
                 plugin = _instantiate(target, self._configs.get(name, {}), name, self.lenient, self.warnings)
             installed = _installed_path(name, self._installed_wanted.pop(name, None))
-            self.add(plugin, name, source=_source(ep))
+            self._add(plugin, name, replace=False, source=str(provider), label=provider.label)
             if installed is not None and not self.use_installed(name, installed):
                 self.warnings.append(f"installed.{name}: engine {name!r} takes no installed build")
         except KeyboardInterrupt:
             raise
+        except _BadHooks as exc:
+            self._fail(name, str(provider), exc.problem, providers=(provider,))
         except BaseException as exc:  # one broken engine hides no other, whatever it raises
-            logger().debug("engine %r failed to load", name, exc_info=True)
-            self._fail(name, _source(ep), described(exc))
+            from enginekit.contract import described
 
-    def _fail(self, name: str, source: str, reason: str) -> None:
+            logger().debug("engine %r failed to load", name, exc_info=True)
+            self._fail(name, str(provider), described(exc), providers=(provider,))
+
+    def _fail(self, name: str, source: str, reason: str, *, providers: tuple[Provider, ...] = ()) -> None:
         # Reported where it matters, once: by ``engines`` and when this engine is asked
         # for. Logging it here would print it on every command, for every engine.
         logger().debug("engine %r unavailable (%s): %s", name, source, reason)
-        self.failures[name] = Failure(name, source, reason)
+        self.failures[name] = Failure(name, source, reason, providers=providers)
 
     def _remove(self, name: str) -> None:
         self._pending.pop(name, None)
         if name in self._engines:
             self.pm.unregister(name=name)
             del self._engines[name]
+            self._hooks.pop(name, None)
         self._forget()
 
 
@@ -341,6 +551,14 @@ class _Manager(pluggy.PluginManager):
     def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
         self.generation += 1
         return super().unregister(plugin, name)
+
+    def parse_hookimpl_opts(self, plugin: object, name: str) -> Any:
+        # pluggy looks up every attribute the plugin has, ``object``'s two dozen dunders
+        # included, with inspect.getattr_static: a cost paid by every engine at start-up.
+        # No hook is named like a dunder, and pluggy never validates a "_" name anyway.
+        if name[:2] == "__" and name[-2:] == "__":
+            return None
+        return super().parse_hookimpl_opts(plugin, name)
 
 
 class _Direct:
@@ -367,12 +585,81 @@ class _Direct:
         return self.function(*[kwargs[name] for name in self.argnames])
 
 
+def _spec_names(pm: pluggy.PluginManager) -> list[str]:
+    """The hooks enginekit defines, sorted."""
+    return sorted(
+        name
+        for name, caller in vars(pm.hook).items()
+        if not name.startswith("_") and isinstance(caller, pluggy.HookCaller) and caller.has_spec()
+    )
+
+
+def _unknown_hook(pm: pluggy.PluginManager, plugin: object, implemented: Collection[str]) -> str | None:
+    """The first hook ``plugin`` implements that enginekit does not define, with the one meant."""
+    for name in sorted(implemented):
+        caller = getattr(pm.hook, name, None)
+        if caller is None or caller.has_spec() or name.startswith("_"):
+            continue
+        if all(impl.optionalhook for impl in caller.get_hookimpls() if impl.plugin is plugin):
+            continue  # pluggy's optionalhook: the plugin said it may be unknown here
+        return f"unknown hook {name!r}{_close(name, _spec_names(pm))}"
+    return None
+
+
+def _hook_problem(pm: pluggy.PluginManager, plugin: object, exc: pluggy.PluginValidationError) -> str:
+    """What pluggy refused in ``plugin``, said without the plugin's repr and on one line."""
+    for attr in sorted(dir(plugin)):
+        opts = pm.parse_hookimpl_opts(plugin, attr)
+        caller = getattr(pm.hook, (opts or {}).get("specname") or attr, None) if opts else None
+        if caller is None or caller.spec is None:
+            continue
+        with contextlib.suppress(Exception):  # a plugin whose attributes raise: pluggy's words below
+            impl = pluggy.HookImpl(plugin, "", getattr(plugin, attr), opts)  # type: ignore[arg-type]
+            passed = [*caller.spec.argnames, *caller.spec.kwargnames]
+            for arg in sorted(set(impl.argnames) - set(passed)):
+                guess = _guess(arg, passed)
+                meant = f"did you mean {guess!r}? " if guess else ""
+                return (
+                    f"hook {caller.name!r} takes argument {arg!r}, which enginekit never passes "
+                    f"({meant}it passes: {', '.join(sorted(passed)) or 'nothing'})"
+                )
+    text = " ".join(str(exc).split())  # pluggy's messages span lines
+    return _OBJECT_REPR.sub(lambda m: f"<{m.group(1)}>", text)
+
+
+#: ``<module.Class object at 0x7f…>``: an address in a message says nothing to an operator.
+_OBJECT_REPR = re.compile(r"<([\w.]+) object at 0x[0-9a-fA-F]+>")
+
+
+def _guess(name: str, choices: Iterable[str]) -> str | None:
+    """The one of ``choices`` that ``name`` most likely misspells, if any is close."""
+    import difflib  # only when a name is wrong
+
+    found = difflib.get_close_matches(name, list(choices), n=1)
+    return found[0] if found else None
+
+
+def _close(name: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` when ``name`` looks like a misspelling of one of ``choices``."""
+    guess = _guess(name, choices)
+    return f" (did you mean {guess!r}?)" if guess else ""
+
+
+def _not_found_hint(name: str, choices: Iterable[str], lead: str) -> str:
+    """What to do about an engine named but not installed: install it, or the name meant."""
+    if name in FIRST_PARTY:
+        return f"{lead}install the enginekit-{name} distribution"
+    return _close(name, choices)
+
+
 def _instantiate(obj: Any, raw: object, name: str, lenient: bool, warnings: list[str]) -> object:
     """Classes get their typed config section; a module plugin is used as it is."""
     if not isinstance(raw, Mapping):
         raise ConfigError([f"engines.{name}: expected a table, got {type(raw).__name__}"])
     config_type = getattr(obj, "config_type", None) if isinstance(obj, type) else None
     if config_type is not None:
+        from enginekit.convert import structure
+
         config, unknown = structure(raw, config_type, path=f"engines.{name}", lenient=lenient)
         warnings.extend(unknown)
         engine_class: type[EngineClass] = obj
@@ -390,13 +677,3 @@ def _installed_path(name: str, value: object) -> Path | None:
     if not isinstance(value, str) or not value.startswith("/") or unsafe_text(value):
         raise ConfigError([f"installed.{name}: expected an absolute path to the build's root"])
     return Path(value)
-
-
-def _distribution(ep: importlib.metadata.EntryPoint) -> str:
-    return ep.dist.metadata["Name"] if ep.dist is not None else "?"
-
-
-def _source(ep: importlib.metadata.EntryPoint) -> str:
-    dist = ep.dist
-    where = f"{dist.metadata['Name']} {dist.version}" if dist is not None else "?"
-    return f"{where} ({ep.value})"

@@ -1,0 +1,59 @@
+"""``enginekit engines [NAME ...]``: each engine's status, why, and the distribution that provides it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from enginekit.cli.context import Run
+from enginekit.cli.exits import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE
+from enginekit.registry import EngineStatus
+from enginekit.text import printable
+
+
+def engines(run: Run) -> int:
+    """List the engines asked about (every installed one when none is named).
+
+    Exit 0 when each is ok, unavailable or disabled (states of a working install), 1 when
+    one failed, 2 when a named one is not installed here at all.
+    """
+    registry = run.registry
+    names = list(dict.fromkeys(run.args.names))
+    missing = [name for name in names if not registry.knows(name)]
+    rows = registry.statuses([name for name in names if name not in missing] if names else None)
+    if run.args.json:
+        import json  # only for --json: the listing is what an operator types
+
+        print(json.dumps([_row(row) for row in rows], indent=2), file=run.out)
+    elif not rows and not names:
+        print("no engines installed (pip install enginekit-vllm, enginekit-sim, …)", file=run.out)
+    else:
+        width = max((len(printable(row.name, 64)) for row in rows), default=0)
+        for row in rows:
+            detail = printable("; ".join(part for part in (row.source, row.reason) if part))
+            print(f"{printable(row.name, 64):<{width}}  {row.status:<11}  {detail}".rstrip(), file=run.out)
+    for name in missing:
+        run.error(registry.not_installed(name))
+    if missing:
+        return EXIT_UNUSABLE
+    return EXIT_INVALID if any(row.status == "failed" for row in rows) else EXIT_OK
+
+
+def _row(row: EngineStatus) -> dict[str, Any]:
+    return {
+        "engine": row.name,
+        "status": row.status,
+        "reason": row.reason or None,
+        "distribution": row.distribution,
+        "version": row.version,
+        "entry_point": row.entry_point,
+        "hooks": None if row.hooks is None else list(row.hooks),
+        # Every distribution that claims the name: one, or several that clash over it.
+        "providers": [
+            {"distribution": p.distribution, "version": p.version, "entry_point": p.entry_point}
+            for p in row.providers
+        ],
+        # The fields as they were before they were structured, for readers of that format.
+        "name": row.name,
+        "source": row.source,
+        "detail": row.reason,
+    }

@@ -1,0 +1,241 @@
+"""The command's arguments: one table of subcommands, each naming its handler without importing it.
+
+Adding a subcommand is one :class:`Subcommand` entry here (its arguments and help) and
+one handler function ``(Run) -> int`` in the module the entry names.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+#: ``enginekit.config.DEFAULT_CONFIG_PATH``, written out so that reading the arguments
+#: imports no config machinery; a test keeps the two equal.
+DEFAULT_CONFIG = "/etc/enginekit/config.toml"
+ENV_FORMATS = ("shell", "dotenv", "json")
+#: How long ``probe`` and ``help-options`` let the engine's program run, in seconds.
+DEFAULT_TIMEOUT = 60.0
+#: ``enginekit.formats.SCHEMA_FILES``' names, written out for the same reason; a test keeps them equal.
+SCHEMA_KINDS = ("plan", "spec", "spec-go")
+
+SPEC_HELP = "shard spec with its [profile], TOML or JSON; '-' reads it from stdin"
+EXIT_STATUS = """\
+SPEC is a TOML or JSON shard spec with its [profile]; '-' reads it from stdin.
+
+exit status:
+  0    success
+  1    validation failed, every problem listed; engines: an engine asked about
+       failed; probe: the engine's build would run on the CPU
+  2    unusable input (unreadable, oversized or malformed spec or config, unknown
+       field, unknown, disabled or unavailable engine, a plugin that broke its
+       contract), or a program the engine names could not run
+  130  interrupted; 141 stdout closed by its reader; 70 a bug in enginekit
+"""
+
+
+class Subcommand(NamedTuple):
+    """One subcommand: its name, help, arguments, and the handler that runs it."""
+
+    name: str
+    help: str
+    #: ``module:function`` under ``enginekit.cli``, imported only when this subcommand runs.
+    handler: str
+    arguments: Callable[[argparse.ArgumentParser], None]
+    epilog: str = ""
+
+
+def _engines(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("names", nargs="*", metavar="NAME", help="engines to report on (default: all)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _render(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spec", metavar="SPEC", help=SPEC_HELP)
+    parser.add_argument("--explain", action="store_true", help="say why each variable is set")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--gpus", type=Path, help="GPU list to validate the profile against")
+    parser.add_argument("--show-secrets", action="store_true", help="print the API key unmasked")
+
+
+def _env(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spec", metavar="SPEC", help=SPEC_HELP)
+    parser.add_argument("--explain", action="store_true", help="say why each variable is set")
+    parser.add_argument(
+        "--format",
+        choices=ENV_FORMATS,
+        default="shell",
+        help="shell: export lines, quoted, safe to eval (default); dotenv: KEY=value lines; json",
+    )
+    parser.add_argument("--json", action="store_true", help="the same as --format json")
+    parser.add_argument("--show-secrets", action="store_true", help="include secret variables (the API key)")
+
+
+def _validate(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "profile", metavar="PROFILE|SPEC", help="a profile, or a shard spec holding one; '-' reads stdin"
+    )
+    parser.add_argument("--gpus", type=Path, help="GPU list (TOML [[gpus]] or a JSON list)")
+
+
+def _probe(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spec", metavar="SPEC", help=SPEC_HELP)
+    _timeout(parser, "the device listing")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _help_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spec", metavar="SPEC", help=SPEC_HELP)
+    _timeout(parser, "the help command")
+
+
+def _schema(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "kind",
+        choices=SCHEMA_KINDS,
+        help="plan: the launch plan (render --json); spec: a shard spec; spec-go: in the Go agent's names",
+    )
+
+
+def _spec(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spec", metavar="SPEC", help=SPEC_HELP)
+    parser.add_argument(
+        "--go-names", action="store_true", help="the Go agent's field names (ReplicaID, GPUIndices, …)"
+    )
+    parser.add_argument("--show-secrets", action="store_true", help="write the API key unmasked")
+
+
+def _timeout(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"stop {what} after this long (default: {DEFAULT_TIMEOUT:g})",
+    )
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+SUBCOMMANDS: tuple[Subcommand, ...] = (
+    Subcommand(
+        "engines",
+        "installed engines: ok, unavailable, disabled or failed, and why",
+        "engines:engines",
+        _engines,
+        epilog="exit status: 0 every engine asked about (every installed one when none is named)\n"
+        "is ok, unavailable or disabled; 1 one of them failed (listed as failed, with why);\n"
+        "2 a named engine is not installed here, or the node config is unusable.",
+    ),
+    Subcommand("render", "the launch plan of a shard", "plans:render", _render),
+    Subcommand(
+        "env",
+        "the main process's environment: `export` lines, safe to eval",
+        "plans:env",
+        _env,
+    ),
+    Subcommand(
+        "validate", "every problem with a profile (and its spec), at once", "validate:validate", _validate
+    ),
+    Subcommand(
+        "probe",
+        "run the engine's device listing for a shard: would its build run on the CPU?",
+        "probe:probe",
+        _probe,
+        epilog="The listing runs with the shard's placement variables over the inherited environment,\n"
+        "as the engine will.\n\n"
+        "exit status: 0 the build sees GPUs (or the engine never falls back to the CPU, or the\n"
+        "shard is placed on no GPU); 1 the build sees no GPU: the shard would run on the CPU;\n"
+        "2 the spec is unusable or invalid, or the listing cannot run (not found, timed out,\n"
+        "failed, or printed what the engine cannot read).",
+    ),
+    Subcommand(
+        "help-options",
+        "every option of the shard's engine, as its own --help prints it",
+        "probe:help_options",
+        _help_options,
+        epilog="Runs the help command the engine names for the shard's main process.\n\n"
+        "exit status: 0 printed; 1 the spec is invalid; 2 unusable input, or the help\n"
+        "command cannot run (not found, timed out, failed or printed nothing).",
+    ),
+    Subcommand(
+        "spec",
+        "a shard spec as JSON, in enginekit's field names or the Go agent's",
+        "formats:spec",
+        _spec,
+        epilog="Reads either spelling and writes one: what the Go agent persists and reads back\n"
+        "with --go-names. The API key is masked unless --show-secrets; a masked spec\n"
+        "is refused when read again. Checks the spec's shape and types; validate checks its rules.",
+    ),
+    Subcommand(
+        "schema",
+        "the JSON Schema of the launch plan or the shard spec",
+        "formats:schema",
+        _schema,
+        epilog="Draft 2020-12, as shipped in the package; docs/plan-format.md says what may change.",
+    ),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``enginekit`` argument parser; ``--config`` goes before or after the subcommand."""
+    # SUPPRESS keeps a subcommand's unset copy of --config from overwriting the one given
+    # before it.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--config",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help=f"node config (default: $ENGINEKIT_CONFIG, then {DEFAULT_CONFIG} if it exists)",
+    )
+    parser = argparse.ArgumentParser(
+        prog="enginekit",
+        description="Show exactly how an inference engine shard will be started, and why.",
+        epilog=EXIT_STATUS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[common],
+    )
+    parser.add_argument(
+        "--version",
+        action="store_true",
+        help="print the version of enginekit and of every installed engine distribution",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in SUBCOMMANDS:
+        child = sub.add_parser(
+            command.name,
+            parents=[common],
+            help=command.help,
+            description=command.help[:1].upper() + command.help[1:] + ".",
+            epilog=command.epilog or None,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        command.arguments(child)
+    return parser
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    """The arguments, with ``command`` set to the handler to run (``version`` for ``--version``).
+
+    :raises SystemExit: for ``--help`` (0) and for arguments argparse refuses (2), after
+        printing the help or the usage and the error.
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        args.handler = "version:version"
+    elif args.command is None:
+        parser.error(f"a command is required: {', '.join(c.name for c in SUBCOMMANDS)}")
+    else:
+        args.handler = next(c.handler for c in SUBCOMMANDS if c.name == args.command)
+    return args

@@ -1,0 +1,30 @@
+"""``enginekit --version``: the core's version and each engine distribution's, importing none of them."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+from enginekit._version import __version__
+from enginekit.cli.context import Run
+from enginekit.cli.exits import EXIT_OK
+from enginekit.hookspecs import ENTRY_POINT_GROUP
+from enginekit.registry import Provider
+from enginekit.text import printable
+
+
+def version(run: Run) -> int:
+    """``enginekit X`` then ``DIST VERSION (engine NAME)`` per distribution, from entry-point metadata only.
+
+    The node config is not read: what is installed does not depend on it, and a version
+    must print on a node whose config is broken.
+    """
+    engines: dict[tuple[str, str], list[str]] = {}
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        provider = Provider.of(ep)
+        engines.setdefault((provider.distribution, provider.version), []).append(ep.name)
+    print(f"enginekit {__version__}", file=run.out)
+    for (distribution, release), names in sorted(engines.items(), key=lambda item: item[0][0].lower()):
+        listed = ", ".join(sorted(set(names)))
+        kind = "engine" if len(set(names)) == 1 else "engines"
+        print(f"{distribution} {release} ({kind} {printable(listed, 500)})", file=run.out)
+    return EXIT_OK

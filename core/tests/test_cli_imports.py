@@ -1,0 +1,76 @@
+"""Each subcommand imports what it uses and nothing more: start-up time is paid per subcommand."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "vllm-single-node-tp8.toml"
+#: What planning a shard needs, and no listing of engines does.
+PLANNING = {"enginekit.engine", "enginekit.plan", "enginekit.speccheck", "enginekit.cli.plans"}
+#: What running an engine's programs needs.
+RUNNING = {"enginekit.cli.probe", "enginekit.cli.process"}
+
+
+def imported_by(*argv: str) -> set[str]:
+    """The modules a fresh interpreter has loaded once ``enginekit ARGV`` is done."""
+    code = (
+        "import json, sys\n"
+        "from enginekit.cli import main\n"
+        f"main({list(argv)!r}, {{'ENGINEKIT_CONFIG': ''}})\n"
+        "sys.stderr.write('\\nMODULES ' + json.dumps(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={k: v for k, v in os.environ.items() if k != "ENGINEKIT_ENGINES"},
+    )
+    return set(json.loads(out.stderr.rsplit("MODULES ", 1)[1]))
+
+
+def test_importing_the_cli_imports_only_what_reading_arguments_needs() -> None:
+    code = "import json, sys; import enginekit.cli; print(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    loaded = set(json.loads(out.stdout))
+    heavy = {
+        "enginekit.config",
+        "enginekit.registry",
+        "enginekit.convert",
+        "enginekit.model",
+        "cattrs",
+        "pluggy",
+    }
+    assert not heavy & loaded
+    assert not {name for name in loaded if name.startswith("enginekit_")}
+
+
+def test_version_reads_metadata_and_imports_no_engine_nor_the_config() -> None:
+    loaded = imported_by("--version")
+    assert not {name for name in loaded if name.startswith("enginekit_")}
+    assert not {"enginekit.config", "enginekit.convert", "cattrs", *PLANNING, *RUNNING} & loaded
+
+
+def test_engines_imports_the_engines_but_no_planning_code() -> None:
+    loaded = imported_by("engines")
+    assert "enginekit.cli.engines" in loaded
+    assert not (PLANNING | RUNNING) & loaded
+
+
+@pytest.mark.skipif(not EXAMPLE.exists(), reason="the examples are not here")
+def test_render_imports_no_listing_and_no_process_running() -> None:
+    pytest.importorskip("enginekit_vllm")
+    loaded = imported_by("render", str(EXAMPLE))
+    assert "enginekit.cli.plans" in loaded
+    assert not ({"enginekit.cli.engines", "enginekit.cli.version"} | RUNNING) & loaded
+    assert not {
+        name for name in loaded if name.startswith("enginekit_") and not name.startswith("enginekit_vllm")
+    }
