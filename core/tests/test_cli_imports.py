@@ -15,6 +15,23 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "vllm-single-node-t
 PLANNING = {"enginekit.engine", "enginekit.plan", "enginekit.speccheck", "enginekit.cli.plans"}
 #: What running an engine's programs needs.
 RUNNING = {"enginekit.cli.probe", "enginekit.cli.process"}
+#: What building a shard's commands needs, and listing engines does not: the reading of
+#: arguments, the model, the env rules, reading documents and specs.
+BUILDING = {
+    "enginekit.args",
+    "enginekit.model",
+    "enginekit.policy",
+    "enginekit.envpolicy",
+    "enginekit.ncclenv",
+    "enginekit.builder",
+    "enginekit.checks",
+    "enginekit.launcher",
+    "enginekit.convert",
+    "enginekit.specio",
+}
+#: The modules of the engine plugins that only their planning hooks use.
+PLUGIN_PLANNING = {"launch", "validation", "policy", "argpolicy", "notes", "serveargs", "build"}
+PLUGIN_PLANNING |= {"command", "devices", "options", "quant", "settings", "server", "syntax", "clickargs"}
 
 
 def imported_by(*argv: str) -> set[str]:
@@ -65,12 +82,24 @@ def test_engines_imports_the_engines_but_no_planning_code() -> None:
     assert not (PLANNING | RUNNING) & loaded
 
 
+def test_engines_imports_each_engine_without_what_its_planning_hooks_use() -> None:
+    # Every engine is imported, configured and asked whether it is available: its config
+    # and its hooks, never the model, the env rules or the modules its hooks import.
+    loaded = imported_by("engines")
+    assert not BUILDING & loaded
+    assert not {
+        name
+        for name in loaded
+        if name.startswith("enginekit_") and name.rpartition(".")[2] in PLUGIN_PLANNING
+    }
+
+
 @pytest.mark.skipif(not EXAMPLE.exists(), reason="the examples are not here")
 def test_render_imports_no_listing_and_no_process_running() -> None:
     pytest.importorskip("enginekit_vllm")
     loaded = imported_by("render", str(EXAMPLE))
     assert "enginekit.cli.plans" in loaded
-    assert not ({"enginekit.cli.engines", "enginekit.cli.version"} | RUNNING) & loaded
+    assert not ({"enginekit.cli.engines", "enginekit.cli.version", "enginekit.cli.envout"} | RUNNING) & loaded
     assert not {
         name for name in loaded if name.startswith("enginekit_") and not name.startswith("enginekit_vllm")
     }

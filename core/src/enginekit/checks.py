@@ -18,10 +18,12 @@ from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
 from enginekit.model import MAX_GPU_INDEX, MAX_NODES, MAX_PARALLEL, GPUInfo, Profile
 from enginekit.policy import EnginePolicy
 
-_ADAPTER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,254}\Z")
+# Patterns compiled by ``re`` (and kept in its cache) when first used: most plans name no
+# adapter and no GPU list, and start-up time counts.
+_ADAPTER_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,254}\Z"
 #: ``major.minor`` in ASCII digits: ``float()`` also reads `` 8.0``, ``8_0``, ``0x8p0``
 #: and full-width digits, none of which a GPU reports.
-_CAPABILITY = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,3})?\Z")
+_CAPABILITY = r"[0-9]{1,3}(?:\.[0-9]{1,3})?\Z"
 #: More than any real profile holds; each is scanned by every engine's checks.
 MAX_ARGS = 1024
 MAX_ENV = 1024
@@ -88,7 +90,7 @@ def _common(profile: Profile, gpus: Sequence[GPUInfo], policy: EnvPolicy) -> Ite
     for gpu in gpus:
         if not 0 <= gpu.index <= MAX_GPU_INDEX:
             yield f"GPU index {gpu.index} is outside 0-{MAX_GPU_INDEX}"
-        if gpu.compute_capability and not _CAPABILITY.match(gpu.compute_capability):
+        if gpu.compute_capability and not re.match(_CAPABILITY, gpu.compute_capability):
             yield (
                 f"GPU {gpu.index}: compute capability {gpu.compute_capability!r} is not "
                 f"major.minor in digits, such as '9.0'"
@@ -115,7 +117,7 @@ def _adapters(profile: Profile) -> Iterator[str]:
     seen: set[str] = set()
     for i, adapter in enumerate(profile.adapters):
         where = f"adapters[{i}]"
-        if not _ADAPTER_NAME.match(adapter.name) or ".." in adapter.name:
+        if not re.match(_ADAPTER_NAME, adapter.name) or ".." in adapter.name:
             # Engines split "name=path" and "a,b" lists and route on the name: only
             # plain names survive every engine's parser.
             yield (
@@ -141,7 +143,7 @@ def require_compute_capability(
     """
     problems = []
     for gpu in gpus:
-        if not _CAPABILITY.match(gpu.compute_capability):
+        if not re.match(_CAPABILITY, gpu.compute_capability):
             continue
         cap = float(gpu.compute_capability)
         if cap < min_cap:

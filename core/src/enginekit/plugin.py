@@ -8,38 +8,94 @@ config fields. What is re-exported here is the plugin API; it changes only with 
 
 from __future__ import annotations
 
-from typing import ClassVar, Protocol
+import importlib
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from enginekit.args import (
-    ArgSyntax,
-    OptionUse,
-    ParsedArgs,
-    code_loading_problems,
-    load_format_problem,
-    managed_option_problems,
-    positional_problems,
-    secret_option_problems,
-    spelling,
-)
-from enginekit.builder import CommandBuilder, host_port, is_ip, leader_endpoint, node_ip
-from enginekit.checks import quantization_of, require_compute_capability
-from enginekit.errors import ConfigError, EngineError, SpecError
-from enginekit.fields import (
-    allow_args,
-    check_allow_args,
-    check_executable,
-    check_version,
-    executable,
-    executable_problem,
-    resolve_executable,
-    version,
-)
-from enginekit.hookspecs import DEFAULT_HEALTH_PATH, DEFAULT_METRICS_PATH, ENTRY_POINT_GROUP, hookimpl
-from enginekit.launcher import FileArg, launcher_args
-from enginekit.model import Adapter, Command, GPUInfo, Profile, ShardSpec, is_mig
-from enginekit.ncclenv import TUNABLE, placement_env, visible_devices
-from enginekit.policy import EnginePolicy, EnvDeny
-from enginekit.versions import Version, newest_at_or_below, parse_version
+if TYPE_CHECKING:
+    from enginekit.args import (
+        ArgSyntax,
+        OptionUse,
+        ParsedArgs,
+        code_loading_problems,
+        load_format_problem,
+        managed_option_problems,
+        positional_problems,
+        secret_option_problems,
+        spelling,
+    )
+    from enginekit.builder import CommandBuilder, host_port, is_ip, leader_endpoint, node_ip
+    from enginekit.checks import quantization_of, require_compute_capability
+    from enginekit.errors import ConfigError, EngineError, SpecError
+    from enginekit.fields import (
+        allow_args,
+        check_allow_args,
+        check_executable,
+        check_version,
+        executable,
+        executable_problem,
+        resolve_executable,
+        version,
+    )
+    from enginekit.hookspecs import DEFAULT_HEALTH_PATH, DEFAULT_METRICS_PATH, ENTRY_POINT_GROUP, hookimpl
+    from enginekit.launcher import FileArg, launcher_args
+    from enginekit.model import Adapter, Command, GPUInfo, Profile, ShardSpec, is_mig
+    from enginekit.ncclenv import TUNABLE, placement_env, visible_devices
+    from enginekit.policy import EnginePolicy, EnvDeny
+    from enginekit.versions import Version, newest_at_or_below, parse_version
+
+#: Each name of the plugin API and the module it lives in, imported on first use (PEP 562).
+#: ``enginekit engines`` imports every engine plugin, and a plugin's import needs only its
+#: config fields and the hook marker: the planning modules (the model, the argument
+#: reading, the command builder, the checks) load when a hook first uses them.
+_EXPORTS = {
+    "Adapter": "enginekit.model",
+    "ArgSyntax": "enginekit.args",
+    "Command": "enginekit.model",
+    "CommandBuilder": "enginekit.builder",
+    "ConfigError": "enginekit.errors",
+    "DEFAULT_HEALTH_PATH": "enginekit.hookspecs",
+    "DEFAULT_METRICS_PATH": "enginekit.hookspecs",
+    "ENTRY_POINT_GROUP": "enginekit.hookspecs",
+    "EngineError": "enginekit.errors",
+    "EnginePolicy": "enginekit.policy",
+    "EnvDeny": "enginekit.policy",
+    "FileArg": "enginekit.launcher",
+    "GPUInfo": "enginekit.model",
+    "OptionUse": "enginekit.args",
+    "ParsedArgs": "enginekit.args",
+    "Profile": "enginekit.model",
+    "ShardSpec": "enginekit.model",
+    "SpecError": "enginekit.errors",
+    "TUNABLE": "enginekit.ncclenv",
+    "Version": "enginekit.versions",
+    "allow_args": "enginekit.fields",
+    "check_allow_args": "enginekit.fields",
+    "check_executable": "enginekit.fields",
+    "check_version": "enginekit.fields",
+    "code_loading_problems": "enginekit.args",
+    "executable": "enginekit.fields",
+    "executable_problem": "enginekit.fields",
+    "hookimpl": "enginekit.hookspecs",
+    "host_port": "enginekit.builder",
+    "is_ip": "enginekit.builder",
+    "is_mig": "enginekit.model",
+    "launcher_args": "enginekit.launcher",
+    "leader_endpoint": "enginekit.builder",
+    "load_format_problem": "enginekit.args",
+    "managed_option_problems": "enginekit.args",
+    "newest_at_or_below": "enginekit.versions",
+    "node_ip": "enginekit.builder",
+    "parse_version": "enginekit.versions",
+    "placement_env": "enginekit.ncclenv",
+    "positional_problems": "enginekit.args",
+    "quantization_of": "enginekit.checks",
+    "require_compute_capability": "enginekit.checks",
+    "resolve_executable": "enginekit.fields",
+    "secret_option_problems": "enginekit.args",
+    "spelling": "enginekit.args",
+    "version": "enginekit.fields",
+    "visible_devices": "enginekit.ncclenv",
+}
 
 
 class EngineClass(Protocol):
@@ -107,3 +163,16 @@ __all__ = [
     "version",
     "visible_devices",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'enginekit.plugin' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # found directly from now on
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

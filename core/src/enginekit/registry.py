@@ -624,11 +624,12 @@ def _hook_problem(pm: pluggy.PluginManager, plugin: object, exc: pluggy.PluginVa
                     f"({meant}it passes: {', '.join(sorted(passed)) or 'nothing'})"
                 )
     text = " ".join(str(exc).split())  # pluggy's messages span lines
-    return _OBJECT_REPR.sub(lambda m: f"<{m.group(1)}>", text)
+    # Compiled here, by re's own cache, the first time a plugin is refused: not at every start.
+    return re.sub(_OBJECT_REPR, lambda m: f"<{m.group(1)}>", text)
 
 
 #: ``<module.Class object at 0x7f…>``: an address in a message says nothing to an operator.
-_OBJECT_REPR = re.compile(r"<([\w.]+) object at 0x[0-9a-fA-F]+>")
+_OBJECT_REPR = r"<([\w.]+) object at 0x[0-9a-fA-F]+>"
 
 
 def _guess(name: str, choices: Iterable[str]) -> str | None:
@@ -658,15 +659,33 @@ def _instantiate(obj: Any, raw: object, name: str, lenient: bool, warnings: list
         raise ConfigError([f"engines.{name}: expected a table, got {type(raw).__name__}"])
     config_type = getattr(obj, "config_type", None) if isinstance(obj, type) else None
     if config_type is not None:
-        from enginekit.convert import structure
+        # An empty section is the config's defaults, made directly: generating cattrs' code
+        # to structure an empty table cost every engine listed a millisecond.
+        config = _defaults(config_type) if not raw else None
+        if config is None:
+            from enginekit.convert import structure
 
-        config, unknown = structure(raw, config_type, path=f"engines.{name}", lenient=lenient)
-        warnings.extend(unknown)
+            config, unknown = structure(raw, config_type, path=f"engines.{name}", lenient=lenient)
+            warnings.extend(unknown)
         engine_class: type[EngineClass] = obj
         return engine_class(config)
     if raw:
         raise EnginekitError(f"engine {name!r} takes no configuration (engines.{name})")
     return obj() if isinstance(obj, type) else obj
+
+
+def _defaults(cls: type) -> object | None:
+    """``cls()``, which is what structuring an empty table makes, or None where structuring decides.
+
+    That is when ``cls`` is not an attrs class, has a field without a default, or refuses
+    its defaults: structuring the section then says why, as it always has.
+    """
+    if not attrs.has(cls) or any(f.init and f.default is attrs.NOTHING for f in attrs.fields(cls)):
+        return None
+    try:
+        return cls()
+    except Exception:  # reported as structuring the section reports it
+        return None
 
 
 def _installed_path(name: str, value: object) -> Path | None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import Any
 
 #: Characters no string bound for a process may hold:
 #:
@@ -16,10 +18,26 @@ import re
 #:   (U+E0000–U+E007F) — make two different strings look the same;
 #: - a lone surrogate is not text at all: it cannot be encoded as UTF-8, so it crashes
 #:   whatever prints or execs it.
-UNSAFE_CHARACTERS = re.compile(
+#:
+#: Compiled the first time it is read (a module ``__getattr__``): the common text, printable
+#: ASCII, never needs it, and compiling it was a sizeable part of starting a command.
+UNSAFE_CHARACTERS: re.Pattern[str]
+_UNSAFE_CHARACTERS = (
     "[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064"
     "\u2066-\u2069\ufeff\ud800-\udfff\U000e0000-\U000e007f]"
 )
+
+
+@functools.cache
+def _unsafe() -> re.Pattern[str]:
+    return re.compile(_UNSAFE_CHARACTERS)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "UNSAFE_CHARACTERS":
+        globals()[name] = pattern = _unsafe()  # found directly from now on
+        return pattern
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def has_unsafe(text: str) -> bool:
@@ -32,14 +50,14 @@ def has_unsafe(text: str) -> bool:
     """
     if str.isascii(text) and str.isprintable(text):
         return False
-    return UNSAFE_CHARACTERS.search(text) is not None
+    return _unsafe().search(text) is not None
 
 
 def unsafe_text(text: str) -> str | None:
     """Why ``text`` may not reach a process, or None when it may. The text itself is never echoed."""
     if str.isascii(text) and str.isprintable(text):
         return None
-    found = UNSAFE_CHARACTERS.search(text)
+    found = _unsafe().search(text)
     if found is None:
         return None
     return f"contains {describe(found.group())}"
@@ -77,4 +95,4 @@ def printable(text: str, limit: int = 2000) -> str:
 
 
 def _escaped(char: str) -> str:
-    return f"\\u{{{ord(char):04X}}}" if UNSAFE_CHARACTERS.match(char) else char
+    return f"\\u{{{ord(char):04X}}}" if _unsafe().match(char) else char

@@ -10,7 +10,7 @@ import argparse
 import math
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 #: ``enginekit.config.DEFAULT_CONFIG_PATH``, written out so that reading the arguments
 #: imports no config machinery; a test keeps the two equal.
@@ -187,6 +187,33 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
 )
 
 
+class _Deferred:
+    """A subcommand's parser, made when argparse first reaches for it: to parse that subcommand.
+
+    The top-level help and its errors name every subcommand from the table alone, and a
+    command line runs one: making the other subcommands' parsers was most of the time
+    spent reading the arguments.
+    """
+
+    def __init__(self, arguments: Callable[[argparse.ArgumentParser], None], kwargs: dict[str, Any]) -> None:
+        self._arguments = arguments
+        self._kwargs = kwargs
+        self._parser: argparse.ArgumentParser | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("_arguments", "_kwargs", "_parser"):
+            raise AttributeError(name)  # not the parser's: copying or comparing this object
+        if self._parser is None:
+            self._parser = argparse.ArgumentParser(**self._kwargs)
+            self._arguments(self._parser)
+        return getattr(self._parser, name)
+
+
+def _deferred(*, arguments: Callable[[argparse.ArgumentParser], None], **kwargs: Any) -> _Deferred:
+    """``add_parser``'s parser class: the arguments ``add_parser`` was given, kept until needed."""
+    return _Deferred(arguments, kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``enginekit`` argument parser; ``--config`` goes before or after the subcommand."""
     # SUPPRESS keeps a subcommand's unset copy of --config from overwriting the one given
@@ -210,17 +237,19 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the version of enginekit and of every installed engine distribution",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=cast("type[argparse.ArgumentParser]", _deferred)
+    )
     for command in SUBCOMMANDS:
-        child = sub.add_parser(
+        sub.add_parser(
             command.name,
             parents=[common],
             help=command.help,
             description=command.help[:1].upper() + command.help[1:] + ".",
             epilog=command.epilog or None,
             formatter_class=argparse.RawDescriptionHelpFormatter,
+            arguments=command.arguments,
         )
-        command.arguments(child)
     return parser
 
 

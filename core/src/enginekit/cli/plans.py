@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from enginekit.cli.context import Invalid, Run
-from enginekit.cli.envout import EnvView, write_env
 from enginekit.cli.exits import EXIT_OK
 from enginekit.cli.inputs import load_gpus
 from enginekit.contract import masked
@@ -30,6 +28,8 @@ def render(run: Run) -> int:
     args = run.args
     plan = plan_for(run, args.spec, args.gpus)
     if args.json:
+        import json  # only for --json: the text plan is what an operator reads
+
         print(json.dumps(plan.to_dict(show_secrets=args.show_secrets), indent=2), file=run.out)
     else:
         run.out.write(plan.render_text(explain=args.explain, show_secrets=args.show_secrets))
@@ -41,6 +41,8 @@ def env(run: Run) -> int:
     # The same plan, checks and exit codes as render (an unknown engine is unusable input,
     # a refused variable an invalid profile), the engine's own variables included and the
     # profile's overrides judged exactly as there.
+    from enginekit.cli.envout import EnvView, write_env  # env's own formats: render never needs them
+
     args = run.args
     plan = plan_for(run, args.spec)
     last = plan.commands[-1]

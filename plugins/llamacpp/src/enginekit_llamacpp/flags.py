@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import attrs
-from enginekit.plugin import ArgSyntax
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from enginekit_llamacpp.syntax import ServerSyntax as ServerSyntax
 
 #: The program's name in a llama.cpp build (``<build>/bin/llama-server``).
 EXECUTABLE = "llama-server"
@@ -240,33 +242,19 @@ _ONE_VALUE = frozenset(
 )
 
 
-@attrs.frozen
-class ServerSyntax(ArgSyntax):
-    """llama-server's parser (``common_params_parse_ex``): exact names, ``_`` read as ``-`` in long ones.
-
-    It has no abbreviations and no glued short values, so ``-to`` is ``--timeout`` and
-    never ``-t o``; it has no ``--flag=value`` either, but such a token is still read as
-    the flag, which can only refuse more. Long aliases map to one canonical name, so the
-    tables list each flag once.
-    """
-
-    def normalise(self, token: str) -> str | None:
-        """The canonical long spelling of ``token``, or None when it is not an option."""
-        if token.startswith("--"):
-            name = super().normalise(token)
-        elif token.startswith("-") and token != "-" and not _is_number(token):
-            name = token.split("=", 1)[0]
-        else:
-            return None
-        return None if name is None else self.aliases.get(name, name)
+#: llama-server's parser (:class:`enginekit_llamacpp.syntax.ServerSyntax`) over the flags
+#: above. Both live in ``enginekit_llamacpp.syntax``, imported when first read (this
+#: module's ``__getattr__``): `enginekit engines` imports this module for the config's
+#: checks, and never reads arguments.
+SYNTAX: ServerSyntax
 
 
-SYNTAX = ServerSyntax(
-    known=frozenset([*MANAGED, *RISKY, *SECRET, *NOT_GGUF, *PRIORITY]),
-    aliases=ALIASES,
-    underscores=True,
-    abbreviations=False,
-)
+def __getattr__(name: str) -> Any:
+    if name in ("SYNTAX", "ServerSyntax"):
+        from enginekit_llamacpp import syntax
+
+        return getattr(syntax, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _is_number(token: str) -> bool:

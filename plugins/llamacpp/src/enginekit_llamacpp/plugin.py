@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from enginekit.plugin import (
-    Command,
-    EnginePolicy,
-    GPUInfo,
-    ParsedArgs,
-    Profile,
-    ShardSpec,
-    hookimpl,
-    resolve_executable,
-)
+from enginekit.plugin import hookimpl, resolve_executable
 
-from enginekit_llamacpp.command import server_command
 from enginekit_llamacpp.config import LlamaCppConfig
-from enginekit_llamacpp.devices import listing_command, parse_listing
 from enginekit_llamacpp.flags import API_KEY_ENV, EXECUTABLE
-from enginekit_llamacpp.policy import engine_policy
-from enginekit_llamacpp.validation import profile_problems
+
+# Each hook imports what it uses when it first runs: `enginekit engines` imports every
+# engine to list it, and needs its config and its hooks, not its planning code.
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from enginekit.plugin import Command, EnginePolicy, GPUInfo, ParsedArgs, Profile, ShardSpec
 
 HEALTH_PATH = "/health"
 DEFAULT_CONFIG = LlamaCppConfig()
@@ -42,7 +35,8 @@ class LlamaCppEngine:
 
     def __init__(self, config: LlamaCppConfig = DEFAULT_CONFIG) -> None:
         self.config = config
-        self._policy = engine_policy(config.allow_args)
+        # A function of the frozen config: built when first asked, then answered as often.
+        self._policy: EnginePolicy | None = None
 
     def executable(self, installed: Path | None) -> str:
         """The llama-server to run: the installed build's, or the configured one."""
@@ -51,17 +45,25 @@ class LlamaCppEngine:
     @hookimpl
     def policy(self) -> EnginePolicy:
         """``GGML_`` open, ``LLAMA_ARG_*`` and the backend library denied, the key reserved, the flags."""
+        if self._policy is None:
+            from enginekit_llamacpp.policy import engine_policy
+
+            self._policy = engine_policy(self.config.allow_args)
         return self._policy
 
     @hookimpl
     def validate(self, profile: Profile, gpus: Sequence[GPUInfo], args: ParsedArgs) -> list[str]:
         """Single node, no pipeline parallelism, GGUF-only flags, presets and thread priorities."""
+        from enginekit_llamacpp.validation import profile_problems
+
         del gpus  # llama.cpp runs on any card its build supports; nothing to check here
         return profile_problems(profile, args, self.config.allow_args)
 
     @hookimpl
     def commands(self, shard: ShardSpec, installed: Path | None) -> list[Command]:
         """One llama-server process."""
+        from enginekit_llamacpp.command import server_command
+
         return [server_command(shard, self.executable(installed))]
 
     @hookimpl
@@ -109,9 +111,13 @@ class LlamaCppEngine:
     @hookimpl
     def device_listing(self, shard: ShardSpec | None, installed: Path | None) -> Command:
         """``llama-server --list-devices``, with the shard's placement variables when given one."""
+        from enginekit_llamacpp.devices import listing_command
+
         return listing_command(self.executable(installed), shard)
 
     @hookimpl
     def parse_devices(self, output: str) -> list[str]:
         """The non-CPU devices in the listing; empty means the build would run on the CPU."""
+        from enginekit_llamacpp.devices import parse_listing
+
         return parse_listing(output)

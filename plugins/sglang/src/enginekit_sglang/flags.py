@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from enginekit.plugin import ArgSyntax
+from typing import TYPE_CHECKING, Any
 
 from enginekit_sglang.known import ALL_OPTIONS
+
+if TYPE_CHECKING:
+    from enginekit.plugin import ArgSyntax
 
 #: The release these tables were read from (the PyPI wheel's own parser and sources).
 TABLES_VERSION = "0.5.23"
@@ -307,20 +310,33 @@ ARITY: dict[str, int | None] = {
 
 #: How SGLang's parser reads options: plain argparse, so ``--flag=value`` and unique
 #: prefixes work (``--tp`` is ``--tp-size``), underscores do not (``--tp_size`` is an
-#: unrecognized argument), and there are no short aliases or dotted keys.
-SYNTAX = ArgSyntax(
-    known=ALL_OPTIONS
-    | frozenset(MANAGED)
-    | frozenset(SECRETS)
-    | frozenset(CODE_LOADING)
-    | frozenset(HOST_ACCESS)
-    | VALUE_CHECKED
-    | NEIGHBOURS
-    | frozenset(ARITY),
-    underscores=False,
-    abbreviations=True,
-    dotted=False,
-)
+#: unrecognized argument), and there are no short aliases or dotted keys. Made when first
+#: read (the module's ``__getattr__``): `enginekit engines` imports this module for the
+#: config's checks, and never reads arguments.
+SYNTAX: ArgSyntax
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SYNTAX":
+        from enginekit.plugin import ArgSyntax
+
+        syntax = ArgSyntax(
+            known=ALL_OPTIONS
+            | frozenset(MANAGED)
+            | frozenset(SECRETS)
+            | frozenset(CODE_LOADING)
+            | frozenset(HOST_ACCESS)
+            | VALUE_CHECKED
+            | NEIGHBOURS
+            | frozenset(ARITY),
+            underscores=False,
+            abbreviations=True,
+            dotted=False,
+        )
+        globals()[name] = syntax  # found directly from now on
+        return syntax
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: ``--quantization`` choices, enforced by argparse (``arg_groups/choices.py``).
 QUANTIZATION_CHOICES: tuple[str, ...] = tuple(

@@ -2,30 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from enginekit.plugin import (
-    Command,
-    EngineError,
-    EnginePolicy,
-    GPUInfo,
-    ParsedArgs,
-    Profile,
-    ShardSpec,
-    hookimpl,
-    launcher_args,
-    quantization_of,
-    resolve_executable,
-)
+from enginekit.plugin import hookimpl, resolve_executable
 
-from enginekit_sglang.build import KEY_ENV, kv_events_config, server_args, server_env
 from enginekit_sglang.config import SglangConfig
-from enginekit_sglang.flags import MODULE, NOT_ON_CUDA, SYNTAX, TABLES_VERSION
-from enginekit_sglang.notes import shard_notes
-from enginekit_sglang.policy import engine_policy
-from enginekit_sglang.validation import arg_problems, quantization_problems, served_name_problems
+from enginekit_sglang.flags import MODULE, NOT_ON_CUDA, TABLES_VERSION
+
+# Each hook imports what it uses when it first runs: `enginekit engines` imports every
+# engine to list it, and needs its config and its hooks, not its planning code.
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from enginekit.plugin import Command, EnginePolicy, GPUInfo, ParsedArgs, Profile, ShardSpec
 
 #: A config is frozen, so one default instance serves every engine built without one.
 DEFAULT_CONFIG = SglangConfig()
@@ -45,12 +35,16 @@ class SglangEngine:
 
     def __init__(self, config: SglangConfig = DEFAULT_CONFIG) -> None:
         self.config = config
-        # A function of the frozen config: built once, answered as often as asked.
-        self._policy = engine_policy(config.allow_args)
+        # A function of the frozen config: built when first asked, then answered as often.
+        self._policy: EnginePolicy | None = None
 
     @hookimpl
     def policy(self) -> EnginePolicy:
         """SGLang's variables and flags: what profiles may set, what enginekit sets, what loads code."""
+        if self._policy is None:
+            from enginekit_sglang.policy import engine_policy
+
+            self._policy = engine_policy(self.config.allow_args)
         return self._policy
 
     @hookimpl
@@ -60,6 +54,8 @@ class SglangEngine:
         The core has already refused what :meth:`policy` declares (positional tokens,
         managed, risky and secret options); ``args`` is the profile's args read once.
         """
+        from enginekit_sglang.validation import arg_problems, quantization_problems, served_name_problems
+
         return [
             *arg_problems(profile, args, self.config.allow_args),
             *quantization_problems(profile, gpus, args),
@@ -74,6 +70,11 @@ class SglangEngine:
         (``--dist-init-addr``): started first, a worker would spend its connection timeout
         on a leader that is not there yet.
         """
+        from enginekit.plugin import EngineError, launcher_args, quantization_of
+
+        from enginekit_sglang.build import KEY_ENV, server_args, server_env
+        from enginekit_sglang.flags import SYNTAX
+
         profile = shard.profile
         # The profile's own checks ran before this hook (the core runs validate first);
         # what is left depends on the shard: a method without a CUDA kernel on a GPU shard.
@@ -121,12 +122,17 @@ class SglangEngine:
     @hookimpl
     def notes(self, shard: ShardSpec) -> list[str]:
         """What SGLang itself still exposes, and how each rank should (not) be watched."""
+        from enginekit_sglang.build import kv_events_config
+        from enginekit_sglang.notes import shard_notes
+
         events = kv_events_config(shard) if shard.kv_events_port else ""
         return shard_notes(shard, self.config.version, TABLES_VERSION, events)
 
     @hookimpl
     def help_command(self, command: Command) -> Command:
         """The interpreter asked for SGLang's options (``path --help`` would print Python's)."""
+        from enginekit.plugin import Command
+
         return Command(
             path=command.path,
             args=("-I", "-m", MODULE, "--help"),

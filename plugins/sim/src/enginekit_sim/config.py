@@ -10,7 +10,7 @@ from enginekit.plugin import allow_args, executable
 
 from enginekit_sim.faults import parse_faults
 from enginekit_sim.flags import CODE_LOADING, MANAGED, SECRETS
-from enginekit_sim.settings import LIMITS, Limit, limit_problem
+from enginekit_sim.limits import LIMITS, Limit, limit_problem
 
 
 class Real(float):
@@ -62,7 +62,7 @@ class SimConfig:
 
     A profile's pass-through arguments may override the latency model and add faults
     for one model; these are the node's defaults. Numbers keep to the limits the server
-    itself checks at start (:data:`enginekit_sim.settings.LIMITS`), so a node config the
+    itself checks at start (:data:`enginekit_sim.limits.LIMITS`), so a node config the
     plugin accepts never renders a command the server refuses.
     """
 

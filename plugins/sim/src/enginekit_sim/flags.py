@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 from collections.abc import Collection, Sequence
-
-from enginekit.plugin import ArgSyntax, EnginePolicy, ParsedArgs, spelling
+from typing import TYPE_CHECKING, Any
 
 from enginekit_sim.cli import (
     API_KEY_ENV,
@@ -16,7 +16,10 @@ from enginekit_sim.cli import (
     build_parser,
     option_spellings,
 )
-from enginekit_sim.settings import number_problems
+from enginekit_sim.limits import number_problems
+
+if TYPE_CHECKING:
+    from enginekit.plugin import ArgSyntax, EnginePolicy, ParsedArgs
 
 #: The engine as messages name it.
 DISPLAY_NAME = "the simulated engine"
@@ -66,7 +69,23 @@ def _serve_options() -> tuple[frozenset[str], dict[str, str]]:
 KNOWN, ALIASES = _serve_options()
 #: The simulator's parser: argparse without abbreviations, no underscores, no dotted keys.
 #: ``--api-key`` is known so that it is refused as a secret, not as an unknown option.
-SYNTAX = ArgSyntax(known=KNOWN | set(SECRETS), aliases=ALIASES, underscores=False, abbreviations=False)
+#: Made when first read (``_syntax``; the module's ``__getattr__`` for the name): `enginekit
+#: engines` imports this module for the config's checks, and never reads arguments.
+SYNTAX: ArgSyntax
+
+
+@functools.cache
+def _syntax() -> ArgSyntax:
+    from enginekit.plugin import ArgSyntax
+
+    return ArgSyntax(known=KNOWN | set(SECRETS), aliases=ALIASES, underscores=False, abbreviations=False)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SYNTAX":
+        globals()[name] = syntax = _syntax()  # found directly from now on
+        return syntax
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _arity() -> dict[str, int | None]:
@@ -93,10 +112,12 @@ def policy(allowed: Collection[str]) -> EnginePolicy:
     It opens no variable namespace: the server reads no tuning variable, and ``-I`` keeps
     the interpreter from reading ``PYTHON*`` ones.
     """
+    from enginekit.plugin import EnginePolicy  # imported when a plan first asks: listing engines never does
+
     return EnginePolicy(
         reserved_env=GENERATED_ENV,
         secret_env=SECRET_ENV,
-        syntax=SYNTAX,
+        syntax=_syntax(),
         arity=ARITY,
         managed_args=MANAGED,
         risky_args=CODE_LOADING,
@@ -108,10 +129,11 @@ def policy(allowed: Collection[str]) -> EnginePolicy:
 
 #: How a number must be written in a profile's args. argparse's ``int()``/``float()`` also
 #: take ``1_0``, other scripts' digits (``٥``), surrounding blanks, ``inf`` and ``nan``:
-#: none is a number a profile author means, so only plain ASCII decimals pass.
+#: none is a number a profile author means, so only plain ASCII decimals pass. Compiled by
+#: ``re`` when a profile first gives one: `enginekit engines` imports this module.
 _PLAIN = {
-    int: re.compile(r"[+-]?[0-9]+\Z"),
-    float: re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z"),
+    int: r"[+-]?[0-9]+\Z",
+    float: r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z",
 }
 #: Each numeric option of ``serve`` (canonical spelling) and the type its parser gives it.
 NUMERIC: dict[str, type] = {
@@ -125,6 +147,9 @@ def problems(name: str, args: ParsedArgs) -> list[str]:
     The core has already refused what the :func:`policy` declares (positional tokens,
     managed, secret and code-loading options); these are the simulator's own checks.
     """
+    from enginekit.plugin import spelling
+
+    known = _syntax().known
     found = [
         f"profile {name!r}: args: {spelling(use.token)!r} {EXITING[use.option]}" for use in args.find(EXITING)
     ]
@@ -133,7 +158,7 @@ def problems(name: str, args: ParsedArgs) -> list[str]:
         (
             use
             for option, uses in args.uses.items()
-            if option not in SYNTAX.known
+            if option not in known
             for use in uses
             if use.token != "--"
         ),
@@ -150,7 +175,7 @@ def problems(name: str, args: ParsedArgs) -> list[str]:
         f"{'nothing else' if NUMERIC[use.option] is int else 'a point and an exponent'}); "
         f"its value is not one"
         for use in args.find(NUMERIC)
-        if use.value is not None and not _PLAIN[NUMERIC[use.option]].match(use.value)
+        if use.value is not None and not re.match(_PLAIN[NUMERIC[use.option]], use.value)
     ]
     if not found:
         found += _server_problems(name, args.tokens)
@@ -190,4 +215,4 @@ def _unvalued(message: str) -> str:
 
 def values(args: Sequence[str], option: str) -> list[str]:
     """The values ``args`` give ``option``, read as the simulator's parser reads them."""
-    return SYNTAX.parse(args).values(option)
+    return _syntax().parse(args).values(option)

@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from enginekit.plugin import (
-    Command,
-    CommandBuilder,
-    EngineError,
-    EnginePolicy,
-    GPUInfo,
-    ParsedArgs,
-    Profile,
-    ShardSpec,
-    hookimpl,
-)
+from enginekit.plugin import EngineError, hookimpl
 
-from enginekit_sim import flags
-from enginekit_sim.cli import API_KEY_ENV, CPU_FALLBACK_ENV
 from enginekit_sim.config import SimConfig
 from enginekit_sim.faults import Fault, parse_faults
+
+# Each hook imports what it uses when it first runs: `enginekit engines` imports every
+# engine to list it, and needs its config and its hooks, not its planning code.
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from enginekit.plugin import Command, EnginePolicy, GPUInfo, ParsedArgs, Profile, ShardSpec
 
 MODULE = "enginekit_sim"
 DEFAULT_CONFIG = SimConfig()
@@ -35,8 +28,8 @@ class SimEngine:
 
     def __init__(self, config: SimConfig = DEFAULT_CONFIG) -> None:
         self.config = config
-        # Built once: the config is frozen, and the registry asks for it once anyway.
-        self._policy = flags.policy(config.allow_args)
+        # Built when first asked, once: the config is frozen, and the registry asks once anyway.
+        self._policy: EnginePolicy | None = None
 
     def __repr__(self) -> str:
         return f"SimEngine({self.config!r})"
@@ -48,16 +41,26 @@ class SimEngine:
     @hookimpl
     def policy(self) -> EnginePolicy:
         """The options enginekit manages or refuses, and the variables the commands generate."""
+        if self._policy is None:
+            from enginekit_sim import flags
+
+            self._policy = flags.policy(self.config.allow_args)
         return self._policy
 
     @hookimpl
     def validate(self, profile: Profile, gpus: Sequence[GPUInfo], args: ParsedArgs) -> list[str]:
         """Refuse values of pass-through arguments the simulator would refuse at start."""
+        from enginekit_sim import flags
+
         return flags.problems(profile.name, args)
 
     @hookimpl
     def commands(self, shard: ShardSpec) -> list[Command]:
         """One process per shard: the leader serves HTTP, every other rank joins it headless."""
+        from enginekit.plugin import CommandBuilder
+
+        from enginekit_sim.cli import API_KEY_ENV, CPU_FALLBACK_ENV
+
         profile, config = shard.profile, self.config
         args = [*self._start("serve", profile.model_path), "--served-model-name", profile.model_name()]
         args += [
@@ -128,6 +131,8 @@ class SimEngine:
         # A host, not '*': vLLM connects (rather than binds) to such an endpoint, and the
         # agent's subscriber is the one listening on its loopback port. The topic is left
         # out when empty, vLLM's default, so the flag reads as the vLLM plugin renders it.
+        import json
+
         config: dict[str, object] = {
             "enable_kv_cache_events": True,
             "publisher": "zmq",
@@ -139,6 +144,8 @@ class SimEngine:
 
     def _faults(self, shard: ShardSpec) -> list[Fault]:
         """The faults injected on this shard's rank, from the node config and then the profile."""
+        from enginekit_sim import flags
+
         texts = [*self.config.faults, *flags.values(shard.profile.args, "--fault")]
         try:
             return [f for f in parse_faults(texts) if f.applies_to(shard.rank)]
@@ -188,6 +195,8 @@ class SimEngine:
     @hookimpl
     def device_listing(self) -> Command:
         """List the GPUs the process was given; run it with the shard command's environment."""
+        from enginekit.plugin import Command
+
         node_wide = any(f.kind == "cpu-fallback" and f.rank is None for f in parse_faults(self.config.faults))
         extra = ("--fault", "cpu-fallback") if node_wide else ()
         return Command(path=self.config.python, args=self._start("devices", *extra), name="sim-devices")
@@ -200,11 +209,15 @@ class SimEngine:
     @hookimpl
     def help_command(self, command: Command) -> Command:
         """``serve --help`` through the same interpreter, not the interpreter's own help."""
+        from enginekit.plugin import Command
+
         return Command(path=command.path, args=self._start("serve", "--help"), name="sim-help")
 
 
 def _lora_module(name: str, path: str) -> str:
     # vLLM reads ``name=path`` only without a comma; otherwise the JSON object form.
+    import json
+
     if "," in path:
         return json.dumps({"name": name, "path": path}, separators=(",", ":"))
     return f"{name}={path}"

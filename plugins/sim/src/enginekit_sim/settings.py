@@ -3,75 +3,22 @@
 from __future__ import annotations
 
 import argparse
-import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from enginekit_sim.cli import API_KEY_ENV, visible_devices
 from enginekit_sim.faults import Fault, parse_faults
 
+# The limits live in their own module, which the plugin imports without the server's
+# settings; they are still found here, where they were defined.
+from enginekit_sim.limits import LIMITS as LIMITS
+from enginekit_sim.limits import Limit as Limit
+from enginekit_sim.limits import limit_problem as limit_problem
+from enginekit_sim.limits import number_problems
+
 
 class StartupError(Exception):
     """A setting the engine refuses at start: it exits 1 with this message, as vLLM would."""
-
-
-@dataclass(frozen=True)
-class Limit:
-    """The range of one number of the simulation, both ends included, and its unit."""
-
-    low: float
-    high: float
-    unit: str
-
-
-#: Every number the simulation runs on, by the parser's name for it: the range a real
-#: engine's setting could have. Anything outside (inf and nan included) would stall the
-#: server or exhaust its memory, so it stops at start, and the plugin refuses it in the
-#: node config and in a profile's args before anything starts.
-LIMITS: Mapping[str, Limit] = {
-    "startup_seconds": Limit(0, 3600, "seconds"),
-    "ttft_ms": Limit(0, 600_000, "milliseconds"),
-    "itl_ms": Limit(0, 60_000, "milliseconds"),
-    "prefill_ms_per_token": Limit(0, 1_000, "milliseconds"),
-    "heartbeat_seconds": Limit(0.001, 3600, "seconds"),
-    "join_timeout": Limit(0, 86_400, "seconds"),
-    "max_num_seqs": Limit(1, 65_536, "requests"),
-    "max_model_len": Limit(1, 16_777_216, "tokens"),
-    "block_size": Limit(1, 1024, "tokens"),
-    "num_gpu_blocks_override": Limit(1, 16_777_216, "blocks"),
-}
-
-
-def limit_problem(name: str, value: float, limit: Limit, *, shown: bool = True) -> str | None:
-    """Why ``value`` is outside ``limit``, naming it ``name``; None when it is inside.
-
-    :param shown: Whether the message may quote the value (not for a profile's args).
-    """
-    got = f", got {_number(value)}" if shown else ""
-    if not math.isfinite(value):
-        # nan compares false with everything and inf is no duration: name them first.
-        return f"{name} must be a finite number{got}"
-    if not limit.low <= value <= limit.high:
-        return f"{name} must be between {_number(limit.low)} and {_number(limit.high)} {limit.unit}{got}"
-    return None
-
-
-def _number(value: float) -> str:
-    """A number as a person writes it: whole ones in full, others in ``g`` form."""
-    if math.isfinite(value) and float(value).is_integer() and abs(value) < 1e16:
-        return str(int(value))
-    return f"{value:g}"
-
-
-def number_problems(args: argparse.Namespace, *, shown: bool = True) -> list[str]:
-    """Each number of ``serve``'s arguments outside its :data:`LIMITS`, named as an option."""
-    found = []
-    for dest, limit in LIMITS.items():
-        problem = limit_problem("--" + dest.replace("_", "-"), getattr(args, dest), limit, shown=shown)
-        if problem:
-            found.append(problem)
-    return found
 
 
 @dataclass(frozen=True)
@@ -189,6 +136,10 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Setti
 
 def _adapters(items: list[str], problems: list[str]) -> dict[str, str]:
     # vLLM's rule: ``name=path`` when the item has '=' and no ',', else a JSON object.
+    # json imported here: the plugin, listed by `enginekit engines`, imports this module for
+    # its limits, and only the server reads JSON.
+    import json
+
     adapters: dict[str, str] = {}
     for item in items:
         if "=" in item and "," not in item:
@@ -209,6 +160,8 @@ def _adapters(items: list[str], problems: list[str]) -> dict[str, str]:
 def _kv_events(text: str, fmt: str, problems: list[str]) -> KVEvents | None:
     if not text:
         return None
+    import json
+
     try:
         config = json.loads(text)
         if not isinstance(config, dict):

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from enginekit.plugin import parse_version
 
-from enginekit_trtllm.clickargs import ClickSyntax
+if TYPE_CHECKING:
+    from enginekit_trtllm.clickargs import ClickSyntax
 
 #: The interpreter module NVIDIA's own LoRA doc starts (``docs/source/features/lora.md``);
 #: the ``trtllm-serve`` console script is ``tensorrt_llm.commands.serve:main``.
@@ -121,8 +123,21 @@ ARITY: dict[str, int | None] = {option: 0 if option in FLAGS else 1 for option i
 
 #: Click matches long options exactly: no prefixes, no ``-``/``_`` folding (a wrong
 #: spelling is an error at start-up), but ``--flag=value`` is accepted; an option that
-#: takes a value takes the next argument, whatever it is.
-SYNTAX = ClickSyntax(known=KNOWN, underscores=False, abbreviations=False, dotted=False, arity=ARITY)
+#: takes a value takes the next argument, whatever it is. Made when first read (the
+#: module's ``__getattr__``): `enginekit engines` imports this module for the config's
+#: checks, and never reads arguments.
+SYNTAX: ClickSyntax
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SYNTAX":
+        from enginekit_trtllm.clickargs import ClickSyntax
+
+        syntax = ClickSyntax(known=KNOWN, underscores=False, abbreviations=False, dotted=False, arity=ARITY)
+        globals()[name] = syntax  # found directly from now on
+        return syntax
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: Secrets never go in arguments: any local user can read a command line. trtllm-serve
 #: has none of these; they are what another engine's key option looks like.

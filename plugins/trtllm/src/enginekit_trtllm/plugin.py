@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from enginekit.plugin import (
-    Command,
-    CommandBuilder,
-    EngineError,
-    EnginePolicy,
-    FileArg,
-    GPUInfo,
-    ParsedArgs,
-    Profile,
-    ShardSpec,
-    hookimpl,
-    host_port,
-    launcher_args,
-)
+from enginekit.plugin import EngineError, hookimpl
 
 from enginekit_trtllm.config import TrtllmConfig, has_served_name
 from enginekit_trtllm.flags import MODULE, OPTIONS_FLAG, SUBCOMMAND
-from enginekit_trtllm.options import OPTIONS_ENV, OPTIONS_FILENAME, options_document, options_text
-from enginekit_trtllm.policy import engine_policy
-from enginekit_trtllm.validation import MULTI_NODE_REASON, problems
+
+# Each hook imports what it uses when it first runs: `enginekit engines` imports every
+# engine to list it, and needs its config and its hooks, not its planning code.
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from enginekit.plugin import Command, EnginePolicy, GPUInfo, ParsedArgs, Profile, ShardSpec
 
 HOW_TO_ENABLE = (
     "the agent does not install TensorRT-LLM; name the interpreter it is installed in, in the "
@@ -45,13 +35,18 @@ class TrtllmEngine:
 
     def __init__(self, config: TrtllmConfig = DEFAULT_CONFIG) -> None:
         self.config = config
-        self._policy = engine_policy(config.allow_args)
+        # A function of the frozen config: built when first asked, then answered as often.
+        self._policy: EnginePolicy | None = None
         #: Whether the configured release has ``--served_model_name``.
         self._served_name = has_served_name(config)
 
     @hookimpl
     def policy(self) -> EnginePolicy:
         """``TLLM_``/``TRTLLM_`` open but for the proxy, disaggregation and trace names; Click's options."""
+        if self._policy is None:
+            from enginekit_trtllm.policy import engine_policy
+
+            self._policy = engine_policy(self.config.allow_args)
         return self._policy
 
     @hookimpl
@@ -62,11 +57,17 @@ class TrtllmEngine:
     @hookimpl
     def validate(self, profile: Profile, gpus: Sequence[GPUInfo], args: ParsedArgs) -> list[str]:
         """Multi-node, adapters on the wrong backend, option values and names, quantization floors."""
+        from enginekit_trtllm.validation import problems
+
         return problems(profile, gpus, args, self.config)
 
     @hookimpl
     def commands(self, shard: ShardSpec) -> list[Command]:
         """One process: the server, with its options file written by the launcher when it needs one."""
+        from enginekit.plugin import CommandBuilder, FileArg, launcher_args
+
+        from enginekit_trtllm.options import OPTIONS_ENV, OPTIONS_FILENAME, options_document, options_text
+
         self._refuse(shard)
         config, profile = self.config, shard.profile
         engine_args = [
@@ -99,6 +100,10 @@ class TrtllmEngine:
         return [build.command(config.python, args, name="trtllm-serve")]
 
     def _refuse(self, shard: ShardSpec) -> None:
+        from enginekit.plugin import host_port
+
+        from enginekit_trtllm.validation import MULTI_NODE_REASON
+
         where = f"shard {shard.shard_id or '(unnamed)'} of profile {shard.profile.name!r}"
         endpoint = host_port(shard.host(), shard.http_port)
         if not self.config.python:
@@ -125,12 +130,18 @@ class TrtllmEngine:
     @hookimpl
     def help_command(self, command: Command) -> Command:
         """The interpreter's ``-m tensorrt_llm.commands.serve serve --help``."""
+        from enginekit.plugin import Command
+
+        from enginekit_trtllm.options import OPTIONS_ENV
+
         env = {key: value for key, value in command.env.items() if key != OPTIONS_ENV}
         return Command(path=command.path, args=("-I", "-m", MODULE, SUBCOMMAND, "--help"), env=env)
 
     @hookimpl
     def notes(self, shard: ShardSpec) -> list[str]:
         """No authentication, what the metrics paths serve, and how requests pick an adapter."""
+        from enginekit.plugin import host_port
+
         config, profile = self.config, shard.profile
         endpoint = host_port(shard.host(), shard.http_port)
         out = [

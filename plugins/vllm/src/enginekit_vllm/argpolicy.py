@@ -8,7 +8,6 @@ Every check looks options up in the one :class:`ParsedArgs` the core read.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Collection, Iterator
 
@@ -228,6 +227,8 @@ def _connector_names(use: OptionUse, key: str) -> frozenset[str] | None:
         if use.value is None:
             return frozenset()  # without a value vLLM's parser stops at start
         # A dotted value is JSON when it parses as JSON ('"NixlConnector"'), text otherwise.
+        import json  # here: only a profile that sets a JSON flag needs it
+
         try:
             value: object = json.loads(use.value)
         except ValueError:
@@ -259,8 +260,9 @@ def _connector_names_in_text(value: str, key: str) -> frozenset[str] | None:
 
 
 #: A number with a size suffix (``80m``, ``1.5Gi``) that vLLM expands before reading the JSON.
-_HUMAN_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?[kKmMgGtT]i?(?![\w.])")
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+#: Compiled by ``re`` when a JSON flag is first read: most profiles set none.
+_HUMAN_NUMBER = r"(?<![\w.])\d+(?:\.\d+)?[kKmMgGtT]i?(?![\w.])"
+_JSON_STRING = r'"(?:[^"\\]|\\.)*"'
 
 
 class _Pairs(list[tuple[str, object]]):
@@ -275,6 +277,8 @@ def _pairs(value: str) -> list[tuple[str, object]] | None:
     only keys and strings matter. Every pair of a key given twice is kept, so a refused
     value cannot hide behind a later or an earlier one.
     """
+    import json  # here: only a profile that sets a JSON flag needs it
+
     for text in (value, _expand_numbers(value)):
         try:
             data = json.loads(text, object_pairs_hook=_Pairs)
@@ -286,11 +290,11 @@ def _pairs(value: str) -> list[tuple[str, object]] | None:
 
 def _expand_numbers(value: str) -> str:
     parts, last = [], 0
-    for match in _JSON_STRING.finditer(value):
-        parts.append(_HUMAN_NUMBER.sub("0", value[last : match.start()]))
+    for match in re.finditer(_JSON_STRING, value):
+        parts.append(re.sub(_HUMAN_NUMBER, "0", value[last : match.start()]))
         parts.append(match.group())
         last = match.end()
-    parts.append(_HUMAN_NUMBER.sub("0", value[last:]))
+    parts.append(re.sub(_HUMAN_NUMBER, "0", value[last:]))
     return "".join(parts)
 
 

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from enginekit.plugin import Command, EnginePolicy, GPUInfo, ParsedArgs, Profile, ShardSpec, hookimpl
+from enginekit.plugin import hookimpl
 
 from enginekit_vllm.config import VllmConfig
-from enginekit_vllm.launch import build
-from enginekit_vllm.notes import shard_notes
-from enginekit_vllm.policy import engine_policy
-from enginekit_vllm.validation import profile_problems
+
+# Each hook imports what it uses when it first runs: `enginekit engines` imports every
+# engine to list it, and needs its config and its hooks, not its planning code.
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from enginekit.plugin import Command, EnginePolicy, GPUInfo, ParsedArgs, Profile, ShardSpec
 
 RAY_COMMANDS = frozenset({"ray-head", "ray-worker"})
 
@@ -26,8 +28,8 @@ class VllmEngine:
     # A frozen config: one shared default instance cannot be mutated through another engine.
     def __init__(self, config: VllmConfig = VllmConfig()) -> None:  # noqa: B008
         self.config = config
-        # A function of the frozen config: built once, answered as often as asked.
-        self._policy = engine_policy(config)
+        # A function of the frozen config: built when first asked, then answered as often.
+        self._policy: EnginePolicy | None = None
 
     def __repr__(self) -> str:
         return f"VllmEngine({self.config!r})"
@@ -35,16 +37,24 @@ class VllmEngine:
     @hookimpl
     def policy(self) -> EnginePolicy:
         """VLLM_ opened, placement and the key reserved, vLLM's and Ray's risky names denied."""
+        if self._policy is None:
+            from enginekit_vllm.policy import engine_policy
+
+            self._policy = engine_policy(self.config)
         return self._policy
 
     @hookimpl
     def validate(self, profile: Profile, gpus: Sequence[GPUInfo], args: ParsedArgs) -> list[str]:
         """Argument values, quantization floors and removals, multi-node and MIG limits."""
+        from enginekit_vllm.validation import profile_problems
+
         return profile_problems(self.config, profile, gpus, args)
 
     @hookimpl
     def commands(self, shard: ShardSpec, installed: Path | None) -> list[Command]:
         """The server; under Ray the leader's head first, and on a worker node only the join."""
+        from enginekit_vllm.launch import build
+
         return build(self.config, shard, installed)
 
     @hookimpl
@@ -65,11 +75,15 @@ class VllmEngine:
     @hookimpl
     def notes(self, shard: ShardSpec) -> list[str]:
         """What the API key leaves open, and what else listens."""
+        from enginekit_vllm.notes import shard_notes
+
         return shard_notes(self.config, shard)
 
     @hookimpl
     def help_command(self, command: Command) -> Command:
         """``vllm serve --help=all`` (plain ``--help`` lists only config groups); ``ray start --help``."""
+        from enginekit.plugin import Command
+
         if command.name in RAY_COMMANDS:
             args: tuple[str, ...] = ("start", "--help")
         elif self.config.facts.help_all:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from enginekit.plugin import ShardSpec
 
 
@@ -21,6 +19,8 @@ def lora(shard: ShardSpec, *, serving: bool) -> list[str]:
     adapters = shard.profile.adapters
     if not adapters:
         return []
+    import json  # here: most shards have no adapter, and start-up time counts
+
     # In order: vLLM numbers adapters as listed, and requests apply them by that id.
     modules = [
         f"{a.name}={a.path}" if "," not in a.path else json.dumps({"name": a.name, "path": a.path})
@@ -34,6 +34,8 @@ def kv_events(shard: ShardSpec) -> list[str]:
     """The KV-event publisher, when the profile asks and the agent gave a port."""
     if not (shard.profile.kv_events and shard.kv_events_port):
         return []
+    import json  # here: most shards publish no events, and start-up time counts
+
     # A concrete address makes vLLM's publisher connect; '*' or '::' would make it bind.
     config = {
         "enable_kv_cache_events": True,

@@ -1,0 +1,73 @@
+"""The range each number of the simulation keeps to, checked by the server and, before it, by the plugin.
+
+Apart from the server's settings, so that the plugin, which every ``enginekit engines``
+imports, checks its config without loading what only the server runs on.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
+
+
+@dataclass(frozen=True)
+class Limit:
+    """The range of one number of the simulation, both ends included, and its unit."""
+
+    low: float
+    high: float
+    unit: str
+
+
+#: Every number the simulation runs on, by the parser's name for it: the range a real
+#: engine's setting could have. Anything outside (inf and nan included) would stall the
+#: server or exhaust its memory, so it stops at start, and the plugin refuses it in the
+#: node config and in a profile's args before anything starts.
+LIMITS: Mapping[str, Limit] = {
+    "startup_seconds": Limit(0, 3600, "seconds"),
+    "ttft_ms": Limit(0, 600_000, "milliseconds"),
+    "itl_ms": Limit(0, 60_000, "milliseconds"),
+    "prefill_ms_per_token": Limit(0, 1_000, "milliseconds"),
+    "heartbeat_seconds": Limit(0.001, 3600, "seconds"),
+    "join_timeout": Limit(0, 86_400, "seconds"),
+    "max_num_seqs": Limit(1, 65_536, "requests"),
+    "max_model_len": Limit(1, 16_777_216, "tokens"),
+    "block_size": Limit(1, 1024, "tokens"),
+    "num_gpu_blocks_override": Limit(1, 16_777_216, "blocks"),
+}
+
+
+def limit_problem(name: str, value: float, limit: Limit, *, shown: bool = True) -> str | None:
+    """Why ``value`` is outside ``limit``, naming it ``name``; None when it is inside.
+
+    :param shown: Whether the message may quote the value (not for a profile's args).
+    """
+    got = f", got {_number(value)}" if shown else ""
+    if not math.isfinite(value):
+        # nan compares false with everything and inf is no duration: name them first.
+        return f"{name} must be a finite number{got}"
+    if not limit.low <= value <= limit.high:
+        return f"{name} must be between {_number(limit.low)} and {_number(limit.high)} {limit.unit}{got}"
+    return None
+
+
+def _number(value: float) -> str:
+    """A number as a person writes it: whole ones in full, others in ``g`` form."""
+    if math.isfinite(value) and float(value).is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    return f"{value:g}"
+
+
+def number_problems(args: argparse.Namespace, *, shown: bool = True) -> list[str]:
+    """Each number of ``serve``'s arguments outside its :data:`LIMITS`, named as an option."""
+    found = []
+    for dest, limit in LIMITS.items():
+        problem = limit_problem("--" + dest.replace("_", "-"), getattr(args, dest), limit, shown=shown)
+        if problem:
+            found.append(problem)
+    return found
