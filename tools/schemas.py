@@ -85,7 +85,7 @@ def field_notes(cls: type) -> dict[str, str]:
 
 
 def type_schema(
-    tp: Any, defs: dict[str, Any], names: Mapping[type, Mapping[str, str]] | None
+    tp: Any, defs: dict[str, Any], names: Mapping[type, Mapping[str, str]] | None, *, nullable: bool = False
 ) -> dict[str, Any]:
     """The schema of one field type; attrs classes go to ``$defs``."""
     origin = typing.get_origin(tp)
@@ -105,21 +105,23 @@ def type_schema(
         item, rest = typing.get_args(tp)
         if rest is not Ellipsis:
             raise TypeError(f"no schema for {tp!r}")
-        return {"type": "array", "items": type_schema(item, defs, names)}
+        items = type_schema(item, defs, names, nullable=nullable)
+        return {"type": ["array", "null"] if nullable else "array", "items": items}
     if origin is Mapping or tp is Mapping:
         _, value = typing.get_args(tp)
-        return {"type": "object", "additionalProperties": type_schema(value, defs, names)}
+        values = type_schema(value, defs, names, nullable=nullable)
+        return {"type": ["object", "null"] if nullable else "object", "additionalProperties": values}
     if attrs.has(tp):
         name = tp.__name__.lstrip("_").removesuffix("Doc")
         if name not in defs:
             defs[name] = {}  # claimed first: a class that holds itself ends here
-            defs[name] = class_schema(tp, defs, names)
+            defs[name] = class_schema(tp, defs, names, nullable=nullable)
         return {"$ref": f"#/$defs/{name}"}
     raise TypeError(f"no schema for {tp!r}")
 
 
 def class_schema(
-    cls: type, defs: dict[str, Any], names: Mapping[type, Mapping[str, str]] | None
+    cls: type, defs: dict[str, Any], names: Mapping[type, Mapping[str, str]] | None, *, nullable: bool = False
 ) -> dict[str, Any]:
     """An object schema: every field, its type and what it holds; unknown fields refused."""
     # The plan's reading classes are private and uncommented: their notes are kept here.
@@ -129,7 +131,7 @@ def class_schema(
     required = []
     for field in attrs.fields(attrs.resolve_types(cls)):
         key = rename.get(field.name, field.name)
-        prop = type_schema(field.type, defs, names)
+        prop = type_schema(field.type, defs, names, nullable=nullable)
         if field.name in notes:
             prop = {"description": notes[field.name], **prop}
         properties[key] = prop
@@ -148,7 +150,8 @@ def document(kind: str) -> dict[str, Any]:
     defs: dict[str, Any] = {}
     names = GO_NAMES if kind == "spec-go" else None
     root = _PlanDoc if kind == "plan" else ShardSpec
-    body = class_schema(root, defs, names)
+    # In a spec, null for a list or table means "not set": Go writes a nil slice or map so.
+    body = class_schema(root, defs, names, nullable=kind != "plan")
     title = {
         "spec": "enginekit shard spec",
         "spec-go": "enginekit shard spec, in the Go agent's field names",
@@ -156,7 +159,12 @@ def document(kind: str) -> dict[str, Any]:
     }[kind]
     if kind == "plan":
         major = FORMAT_VERSION.split(".")[0]
-        body["properties"]["format_version"]["pattern"] = rf"^{major}\.[0-9]+$"
+        version = body["properties"]["format_version"]
+        # The reader's rule: a minor of at most six digits. ``not`` a newline, because a
+        # Python reader's ``$`` also matches before a final one.
+        version["pattern"] = rf"^{major}\.[0-9]{{1,6}}$"
+        version["not"] = {"pattern": "\n"}
+        body["properties"]["commands"]["minItems"] = 1
     return {
         "$schema": DIALECT,
         "$id": f"{ID_BASE}{SCHEMA_FILES[kind].removesuffix('.schema.json')}",

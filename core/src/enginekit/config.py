@@ -5,15 +5,17 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from enginekit.convert import load_document, structure
-from enginekit.envpolicy import EnvPolicy
 from enginekit.errors import ConfigError, SpecError
 from enginekit.registry import Registry
-from enginekit.specio import holds_profile
+
+# Imported where used: a node that adds nothing to the env rules lists its engines
+# without loading them (the registry loads the built-in policy when a plan needs it).
+if TYPE_CHECKING:
+    from enginekit.envpolicy import EnvPolicy
 
 DEFAULT_CONFIG_PATH = Path("/etc/enginekit/config.toml")
 
@@ -46,6 +48,8 @@ class EnvPolicyConfig:
         :raises ConfigError: when an ``allow_unsafe`` name is not a variable name, is given
             twice, or its reason is blank or not plain text.
         """
+        from enginekit.envpolicy import EnvPolicy
+
         problems = EnvPolicy.allow_unsafe_problems(self.allow_unsafe)
         if problems:
             raise ConfigError([f"env_policy.allow_unsafe.{key}: {why}" for key, why in problems])
@@ -85,13 +89,22 @@ class NodeConfig:
     engines: Mapping[str, Any] = attrs.field(factory=dict)
 
 
-def load_config(path: Path | None, *, required: bool) -> NodeConfig:
-    """Read the node config at ``path``; a missing optional file is the empty config.
+#: ``[env_policy]`` as a node config without one has it.
+_NO_ADDITIONS = EnvPolicyConfig()
+
+
+def load_config(path: str | os.PathLike[str] | None, *, required: bool = True) -> NodeConfig:
+    """Read the node config at ``path``; a missing file is the empty config unless ``required``.
 
     :raises ConfigError: when the file cannot be read or does not structure.
     """
+    path = None if path is None else Path(path)
     if path is None or (not required and not path.exists()):
         return NodeConfig()
+    # Only a config file read needs them: a node without one lists its engines without.
+    from enginekit.convert import load_document, structure
+    from enginekit.specio import holds_profile
+
     try:
         raw = load_document(path)
         if holds_profile(raw):
@@ -110,6 +123,8 @@ def _node_config(config: NodeConfig | str | os.PathLike[str] | Mapping[str, Any]
     if isinstance(config, str | os.PathLike):
         return load_config(Path(config), required=True)
     if isinstance(config, Mapping):
+        from enginekit.convert import structure
+
         try:
             return structure(config, NodeConfig, path="config")[0]
         except SpecError as exc:
@@ -156,7 +171,10 @@ def registry_for(
     disable = dict.fromkeys(config.disabled, "the node config's disabled list names it")
     for name in names_from(environ.get("ENGINEKIT_DISABLE_ENGINES")) or ():
         disable.setdefault(name, "ENGINEKIT_DISABLE_ENGINES names it")
-    policy = config.env_policy.policy()
+    # A site that adds nothing gets the built-in policy (equal to the one its empty
+    # settings make), which the registry loads when a plan first reads it: listing the
+    # engines never does.
+    policy = None if config.env_policy == _NO_ADDITIONS else config.env_policy.policy()
     registry = Registry.from_entry_points(
         config=config.engines,
         enable=enable,
@@ -166,6 +184,8 @@ def registry_for(
         installed=config.installed,
         not_enabled_because="not in " + " or ".join(said),
     )
+    if policy is None:  # nothing allowed, so nothing to warn about
+        return registry
     # Said when the config is read, not first when a plan using the key is refused.
     for field, keys in (
         ("allow", sorted(policy.allow)),

@@ -5,21 +5,26 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from enginekit.args import ArgSyntax
 from enginekit.errors import EngineError, EnginekitError
-from enginekit.model import Command
-from enginekit.policy import NO_POLICY, EnginePolicy, EnvDeny
 from enginekit.text import has_unsafe, printable, unsafe_text
 
+# Imported by the checks that read them: ``enginekit engines`` checks only the
+# ``unavailable`` answer, and must not load the model or the policy types to do it.
+if TYPE_CHECKING:
+    from enginekit.model import Command
+    from enginekit.policy import EnginePolicy
+
 F = TypeVar("F", bound=Callable[..., Any])
+# The patterns are compiled by ``re`` (and kept in its cache) when a check first reads
+# them: `enginekit engines` checks only the ``unavailable`` answer, which reads none.
 #: A variable name or namespace: ASCII letters, digits and ``_``, not starting with a digit.
-_PORTABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,255}\Z")
+_PORTABLE = r"[A-Za-z_][A-Za-z0-9_]{0,255}\Z"
 #: Portable names, one per line: every env name of a command checked in one match.
-_PORTABLE_NAMES = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]{0,255}\n)+\Z")
+_PORTABLE_NAMES = r"(?:[A-Za-z_][A-Za-z0-9_]{0,255}\n)+\Z"
 #: A part of a variable name: a prefix, or a suffix such as ``_PATH``.
-_NAME_PART = re.compile(r"[A-Za-z0-9_]{1,256}\Z")
+_NAME_PART = r"[A-Za-z0-9_]{1,256}\Z"
 #: The shortest namespace an engine may open: its name and an underscore, at the least.
 _MIN_NAMESPACE = 3
 MASK = "<secret>"
@@ -91,6 +96,8 @@ class Answers:
         return None if answer is None else self._command(hook, answer, "the command")
 
     def _command(self, hook: str, command: object, where: str) -> Command:
+        from enginekit.model import Command
+
         if type(command) is not Command:
             raise self.broken(hook, f"returned {_kind(command)} as {where}, expected a Command")
         if type(command.path) is not str or not command.path:
@@ -112,7 +119,7 @@ class Answers:
             _each_text(self, hook, where, "an env value", command.env.values())
             _each_text(self, hook, where, "a name", (command.name,))
             _each_text(self, hook, where, "a reason", (*command.why, *command.why.values()))
-        if command.env and not _PORTABLE_NAMES.match("\n".join(command.env) + "\n"):
+        if command.env and not re.match(_PORTABLE_NAMES, "\n".join(command.env) + "\n"):
             # "CUDA_VISIBLE_DEVICES=0,1" as a name is a second entry for the real variable.
             raise self.broken(hook, f"returned {where} with an env name that is not a portable name")
         if type(command.wait_for_leader_port) is not bool:
@@ -129,12 +136,15 @@ class Answers:
     @_guarded
     def policy(self, hook: str, answer: object) -> EnginePolicy:
         """An :class:`EnginePolicy` whose fields hold what they say; ``None`` is no policy."""
+        from enginekit.args import ArgSyntax
+        from enginekit.policy import NO_POLICY, EnginePolicy
+
         if answer is None:
             return NO_POLICY
         if type(answer) is not EnginePolicy:
             raise self.broken(hook, f"returned {_kind(answer)}, expected an EnginePolicy")
         names = (*answer.open_env, *answer.reserved_env, *answer.secret_env)
-        if set(map(type, names)) - {str} or not all(map(_PORTABLE.match, names)):
+        if set(map(type, names)) - {str} or not all(map(re.compile(_PORTABLE).match, names)):
             raise self.broken(hook, "returned a policy whose variable names are not portable names")
         if any(len(prefix) < _MIN_NAMESPACE for prefix in answer.open_env):
             # "" or "A" would open every unknown name to this engine's profiles.
@@ -217,10 +227,13 @@ def _texts(*items: object) -> bool:
 
 
 def _deny_group_ok(group: object) -> bool:
+    from enginekit.policy import EnvDeny
+
     if type(group) is not EnvDeny or type(group.floor) is not bool or not _texts(group.why):
         return False
     names = (*group.names, *group.prefixes, *group.suffixes)
-    return all(type(name) is str and _NAME_PART.match(name) for name in names)
+    name_part = re.compile(_NAME_PART)
+    return all(type(name) is str and name_part.match(name) for name in names)
 
 
 def _each_text(answers: Answers, hook: str, where: str, what: str, items: Any) -> None:
@@ -253,6 +266,11 @@ def masked(text: str, secret: str) -> str:
     if len(secret) < MIN_MASKED:
         return text
     text = text.replace(secret, MASK)
+    quoted = repr(secret)[1:-1]
+    if quoted != secret:
+        # A message shows a value with repr(): a key holding a quote or a backslash is
+        # escaped there, and must be found in that form too.
+        text = text.replace(quoted, MASK)
     if "…" in text:
         for end in range(len(secret) - 1, MIN_MASKED - 1, -1):
             text = text.replace(secret[:end] + "…", MASK + "…")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import math
 import os
 import re
@@ -40,8 +39,14 @@ def _strict_int(value: object, _: type) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"expected an integer, got {_shown(value)}")
     if not INT64_MIN <= value <= INT64_MAX:
-        raise ValueError(f"expected an integer that fits 64 bits, got one of {len(str(value))} digits")
+        raise ValueError(f"expected an integer that fits 64 bits, got one of {_digits(value)} digits")
     return value
+
+
+def _digits(value: int) -> str:
+    # str() of an int beyond Python's 4,300-digit limit raises: estimate from its bits.
+    bits = abs(value).bit_length()
+    return str(len(str(value))) if bits < 14_000 else f"about {int(bits * 0.30103) + 1}"
 
 
 def _strict_float(value: object, _: type) -> float:
@@ -186,17 +191,27 @@ def _inner_attrs_type(tp: Any) -> type | None:
     return None
 
 
-@attrs.frozen
 class _FieldInfo:
-    name: str
-    accepts_none: bool
-    #: The attrs class of a nested field, and whether it is a tuple of them.
-    nested: type | None
-    many: bool
-    #: ``"list"`` or ``"table"`` when the field is a collection, else ``""``.
-    shape: str
-    #: A field that is not shown in its class's repr holds a secret: never echo its value.
-    secret: bool
+    """What structuring needs to know of one field, resolved once per class.
+
+    A plain class: every start that structures anything makes this class, and an attrs
+    class or a named tuple (which compiles each field's annotation) costs many times more.
+    """
+
+    __slots__ = ("accepts_none", "many", "name", "nested", "secret", "shape")
+
+    def __init__(
+        self, name: str, accepts_none: bool, nested: type | None, many: bool, shape: str, secret: bool
+    ) -> None:
+        self.name = name
+        self.accepts_none = accepts_none
+        #: The attrs class of a nested field, and whether it is a tuple of them.
+        self.nested = nested
+        self.many = many
+        #: ``"list"`` or ``"table"`` when the field is a collection, else ``""``.
+        self.shape = shape
+        #: A field that is not shown in its class's repr holds a secret: never echo its value.
+        self.secret = secret
 
 
 def _shape(tp: Any) -> str:
@@ -253,6 +268,13 @@ def _normalise(
             continue
         where = f"{path}.{_key_shown(key)}" if path else _key_shown(key)
         if field is None:
+            if isinstance(key, str) and not key.isascii() and _lookalike(key, fields):
+                # Go's encoding/json folds Unicode case, so it reads a Kelvin sign as "k":
+                # a name it would take for a field is refused, even in lenient mode.
+                errors.append(
+                    f"{where}: not a field name, but one Go would read as {_lookalike(key, fields)!r}"
+                )
+                continue
             unknown.append(f"{where}: unknown field")
             continue
         if field.name in out:
@@ -262,7 +284,9 @@ def _normalise(
             # Go marshals a nil slice, map or pointer as null: it means "not set".
             continue
         if field.secret and not isinstance(value, str):
-            # The value is a secret whatever its type: a list holding the key is still the key.
+            # The value is a secret whatever its type: a list holding the key is still the
+            # key, masked wherever else it appears.
+            secrets.extend(text for text in strings_in(value) if text)
             errors.append(f"{where}: expected a string, got {type(value).__name__} (the value is not shown)")
             continue
         if field.secret and value:
@@ -281,6 +305,33 @@ def _normalise(
             ]
         out[field.name] = value
     return out
+
+
+def _lookalike(key: str, fields: Mapping[str, _FieldInfo]) -> str:
+    """The field Go's encoding/json would read a non-ASCII ``key`` as, or ``""``.
+
+    Go matches names with Unicode simple case folding, under which exactly two
+    characters outside ASCII fold onto ASCII letters: the Kelvin sign and the long s.
+    """
+    folded = key.replace("\u212a", "k").replace("\u017f", "s")
+    field = fields.get(_folded(folded)) if folded.isascii() else None
+    return field.name if field is not None else ""
+
+
+def strings_in(value: object) -> list[str]:
+    """Every string held in ``value``, however deeply; iterative, so no depth breaks it."""
+    found: list[str] = []
+    stack = [value]
+    while stack and len(found) < 10_000:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, Mapping):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple | set | frozenset):
+            stack.extend(item)
+    return found
 
 
 def _format_leaf(exc: BaseException, _type: Any) -> str:
@@ -337,6 +388,13 @@ def _toml(text: str) -> Any:
     else:  # pragma: no cover - exercised on 3.10 only
         import tomli as tomllib
     return tomllib.loads(text)
+
+
+def _json(text: str) -> Any:
+    # Imported here too: `enginekit engines` reads no document, and start-up time counts.
+    import json
+
+    return json.loads(text, object_pairs_hook=_no_duplicates)
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -407,7 +465,7 @@ def parse_any(text: str, *, name: str, suffix: str = "") -> Any:
     problems = []
     for kind in kinds:
         try:
-            data = json.loads(text, object_pairs_hook=_no_duplicates) if kind == ".json" else _toml(text)
+            data = _json(text) if kind == ".json" else _toml(text)
         except RecursionError:
             raise SpecError([f"{name}: nested more than {MAX_NESTING} levels deep"]) from None
         except ValueError as exc:  # TOMLDecodeError is a ValueError

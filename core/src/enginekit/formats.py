@@ -20,7 +20,8 @@ SCHEMA_FILES = {
     "plan": "launch-plan.schema.json",
 }
 
-_VERSION = re.compile(r"([0-9]{1,6})\.([0-9]{1,6})")
+#: ``MAJOR.MINOR``: a major written as a number is (``01`` is no major version).
+_VERSION = re.compile(r"(0|[1-9][0-9]{0,5})\.([0-9]{1,6})")
 
 
 def schema_text(kind: str) -> str:

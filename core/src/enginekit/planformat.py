@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from enginekit.contract import MASK
-from enginekit.convert import structure
+from enginekit.contract import MASK, masked
+from enginekit.convert import entries_named, folded_names, structure
 from enginekit.errors import SpecError
 from enginekit.formats import FORMAT_VERSION, newer_minor
 from enginekit.model import Command, ShardSpec, _dict
@@ -70,17 +71,29 @@ def _command_dict(command: Command, show_secrets: bool) -> dict[str, Any]:
     }
 
 
-def _scrub(value: Any, secret: str) -> Any:
-    """Mask ``secret`` wherever it appears, whatever a plugin put where."""
+def _scrub(value: Any, secret: str, *, names: bool = False) -> Any:
+    """Mask ``secret`` in every value, whatever a plugin put where.
+
+    Mapping keys are masked only where they are data (``names``: the variable names of an
+    ``env`` or ``why`` table), never the format's own field names, which a short key could
+    otherwise rewrite into a document no reader understands.
+    """
     if not secret:
         return value
     if isinstance(value, str):
-        return value.replace(secret, MASK)
+        return masked(value, secret)
     if isinstance(value, dict):
-        return {_scrub(k, secret): _scrub(v, secret) for k, v in value.items()}
+        return {
+            (masked(k, secret) if names else k): _scrub(v, secret, names=not names and k in _NAMED_TABLES)
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         return [_scrub(v, secret) for v in value]
     return value
+
+
+#: The fields whose tables are keyed by data (variable names), not by the format's names.
+_NAMED_TABLES = frozenset({"env", "why"})
 
 
 # --- reading ------------------------------------------------------------------------------
@@ -138,13 +151,24 @@ def read_plan(raw: object) -> LaunchPlan:
 
     if not isinstance(raw, Mapping):
         raise SpecError([f"plan: expected a table of fields, got {type(raw).__name__}"])
-    newer = newer_minor(raw.get("format_version"), "plan.format_version")
+    versions = entries_named(raw, "format_version")
+    newer = newer_minor(versions[0] if versions else None, "plan.format_version")
     doc, _ = structure(raw, _PlanDoc, path="plan", lenient=newer)
     problems = _masked_secrets(doc)
     if not doc.commands:
         problems.append("plan.commands: expected at least one command (the main process)")
+    for field in ("health_path", "metrics_path"):
+        if not _URL_PATH.fullmatch(getattr(doc, field)):
+            problems.append(f"plan.{field}: expected a URL path starting with '/', without spaces")
     commands = []
     for i, item in enumerate(doc.commands):
+        if not item.path:
+            problems.append(f"plan.commands[{i}].path: expected the program to exec, got ''")
+        names = [name for name in item.env if not _PORTABLE.fullmatch(name)]
+        if names:
+            # ``CUDA_VISIBLE_DEVICES=7`` as a name is a second entry for the real variable.
+            shown = ", ".join(repr(name)[:40] for name in names)
+            problems.append(f"plan.commands[{i}].env: names that are not portable variable names: {shown}")
         stray = sorted(set(item.secret_env) - set(item.env))
         if stray:
             problems.append(
@@ -176,13 +200,22 @@ def read_plan(raw: object) -> LaunchPlan:
         problems.append(
             f"plan.engine: {doc.engine!r}, but the shard's profile names {doc.shard.profile.engine!r}"
         )
+    present = folded_names(raw)
     for field, expected in _derived(plan).items():
+        # Absent is fine (a reader computes it); present, even as null, must be right.
         given = getattr(doc, field)
-        if given is not None and given != expected:
+        if field.replace("_", "") in present and given != expected:
             problems.append(f"plan.{field}: {given!r} does not match the shard (expected {expected!r})")
     if problems:
-        raise SpecError(problems)
+        key = doc.shard.api_key
+        raise SpecError([masked(problem, key) for problem in problems] if key != MASK else problems)
     return plan
+
+
+#: What a variable name must be to mean the same to every exec: POSIX's portable names.
+_PORTABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,255}")
+#: A path appended to the shard's base URL: ``12345`` or ``@host/`` would change the URL's host.
+_URL_PATH = re.compile(r"/[^\s]*")
 
 
 def _masked_secrets(doc: _PlanDoc) -> list[str]:

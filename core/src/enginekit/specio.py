@@ -9,7 +9,7 @@ from typing import Any
 
 import attrs
 
-from enginekit.contract import MASK
+from enginekit.contract import MASK, masked
 from enginekit.convert import (
     entries_named,
     folded_names,
@@ -82,26 +82,35 @@ class LoadedSpec:
 def load_spec(
     source: str | os.PathLike[str] | Mapping[str, Any], *, lenient: bool = False, name: str = ""
 ) -> LoadedSpec:
-    """Load a shard spec with its profile, checked as strictly as ``enginekit render`` checks it.
+    """Load a shard spec with its profile, its shape and types checked as strictly as ``render`` does.
+
+    The rules (ports in range, keys long enough, the engine's flags) are the engine's to
+    apply: :meth:`Engine.plan` and :meth:`Engine.validate` apply them.
 
     :param source: a :class:`pathlib.Path` (or any path-like) is a TOML or JSON file, read
         with the size and nesting limits; a ``str`` is the document's text (TOML or JSON);
         a mapping is an already parsed document. Field names may be enginekit's
         (``replica_id``) or the Go agent's (``ReplicaID``); unknown fields are an error.
     :param lenient: unknown fields are reported in :attr:`LoadedSpec.unknown` instead.
-    :param name: what to call the document in messages (default: its path, or ``spec``).
+    :param name: what to call the document in messages; given, every problem starts with
+        it (``shard-7: spec.profile.tp: …``), so a caller loading many can tell them apart.
     :raises SpecError: listing every problem, each naming its field
         (``spec.profile.tp: expected an integer, got str '8'``).
     """
-    raw = _document(source, name)
-    where = name or (str(source) if isinstance(source, os.PathLike) else "spec")
-    if looks_like_node_config(raw):
-        raise SpecError([f"{where}: a node config, not a shard spec (it has no profile)"])
-    spec, unknown = structure(raw, ShardSpec, path="spec", lenient=lenient)
-    if spec.api_key == MASK:
-        raise SpecError(
-            [f"spec.api_key: holds the mask {MASK!r}, not a key: write the spec with show_secrets=True"]
-        )
+    try:
+        raw = _document(source, name)
+        where = name or (str(source) if isinstance(source, os.PathLike) else "spec")
+        if looks_like_node_config(raw):
+            raise SpecError([f"{where}: a node config, not a shard spec (it has no profile)"])
+        spec, unknown = structure(raw, ShardSpec, path="spec", lenient=lenient)
+        if spec.api_key == MASK:
+            raise SpecError(
+                [f"spec.api_key: holds the mask {MASK!r}, not a key: write the spec with show_secrets=True"]
+            )
+    except SpecError as exc:
+        if not name:
+            raise
+        raise SpecError([p if p.startswith(f"{name}: ") else f"{name}: {p}" for p in exc.problems]) from None
     return LoadedSpec(spec, tuple(unknown))
 
 
@@ -134,8 +143,24 @@ def dump_spec(spec: ShardSpec, *, go_names: bool = False, show_secrets: bool = F
     """
     data: dict[str, Any] = unstructure(spec)
     if spec.api_key and not show_secrets:
+        # Wherever it was pasted (an env value, an argument), the key is shown as the mask.
+        data = _masked(data, spec.api_key)
         data["api_key"] = MASK
     return _renamed(data, ShardSpec) if go_names else data
+
+
+def _masked(value: Any, secret: str, *, names: bool = False) -> Any:
+    if isinstance(value, str):
+        return masked(value, secret)
+    if isinstance(value, dict):
+        # Field names are the format's; only the profile's env table is keyed by data.
+        return {
+            (masked(k, secret) if names else k): _masked(v, secret, names=not names and k == "env")
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_masked(v, secret) for v in value]
+    return value
 
 
 def _renamed(data: dict[str, Any], cls: type) -> dict[str, Any]:

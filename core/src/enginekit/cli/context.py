@@ -109,7 +109,8 @@ class Run:
 
 
 def _raw_keys(raw: Mapping[str, Any]) -> list[str]:
-    """The API key of a raw spec, however it is spelled, as long as it is a string."""
-    from enginekit.convert import entries_named
+    """The API key of a raw spec, however it is spelled and whatever holds it."""
+    from enginekit.convert import entries_named, strings_in
 
-    return [value for value in entries_named(raw, "api_key") if isinstance(value, str)]
+    # A key sent in a list, or a table, is still the key: every string in it is masked.
+    return [text for text in strings_in(entries_named(raw, "api_key")) if text]
