@@ -96,3 +96,14 @@ def test_an_agent_that_plans_again_catches_a_tampered_plan(registry: enginekit.R
     sent["commands"][-1]["env"]["LD_PRELOAD"] = "/tmp/evil.so"
     received = enginekit.LaunchPlan.from_dict(sent)  # well formed, so it reads
     assert registry.engine(received.engine).plan(received.shard) != received
+
+
+def test_registry_for_refuses_an_environment_that_is_not_strings() -> None:
+    with pytest.raises(enginekit.ConfigError) as caught:
+        enginekit.registry_for(environ={"ENGINEKIT_ENGINES": 5})  # type: ignore[dict-item]
+    assert list(caught.value.problems) == ["ENGINEKIT_ENGINES: expected a string of engine names, got int"]
+
+
+def test_the_package_lists_its_public_names_only() -> None:
+    assert dir(enginekit) == sorted(enginekit.__all__)
+    assert "importlib" not in dir(enginekit)

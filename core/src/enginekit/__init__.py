@@ -98,4 +98,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+    # The public names, whether loaded yet or not; not the helpers this module imports.
+    return sorted(__all__)

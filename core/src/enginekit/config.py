@@ -162,6 +162,10 @@ def registry_for(
     """
     config = _node_config(config)
     environ = environ or {}
+    for name in ("ENGINEKIT_ENGINES", "ENGINEKIT_DISABLE_ENGINES"):
+        value = environ.get(name)
+        if value is not None and not isinstance(value, str):
+            raise ConfigError([f"{name}: expected a string of engine names, got {type(value).__name__}"])
     enable = set(config.enabled) or None
     said = ["the node config's enabled list"] if enable is not None else []
     from_env = names_from(environ.get("ENGINEKIT_ENGINES"))
