@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from enginekit._version import __version__
+from enginekit.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from enginekit.config import NodeConfig, load_config, registry_for
@@ -88,15 +88,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'enginekit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # found directly from now on
-    return value
-
-
-def __dir__() -> list[str]:
-    # The public names, whether loaded yet or not; not the helpers this module imports.
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports("enginekit", _EXPORTS, globals(), __all__)

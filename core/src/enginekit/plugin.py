@@ -8,8 +8,9 @@ config fields. What is re-exported here is the plugin API; it changes only with 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
+
+from enginekit.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from enginekit.args import (
@@ -165,14 +166,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'enginekit.plugin' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # found directly from now on
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+__getattr__, __dir__ = lazy_exports("enginekit.plugin", _EXPORTS, globals(), __all__)
