@@ -135,15 +135,27 @@ TARGETS: tuple[Target, ...] = (
     Target("core.versions", "core", "src/enginekit/versions.py", ("tests/test_versions.py",), gated=False),
     Target("core.fields", "core", "src/enginekit/fields.py", ("tests/test_fields.py",), gated=False),
     # The plan and spec formats (issue 12): what a scheduler in another language relies on.
-    Target("core.specio", "core", "src/enginekit/specio.py", ("tests/test_specio.py",), gated=False),
+    Target(
+        "core.specio",
+        "core",
+        "src/enginekit/specio.py",
+        ("tests/test_specio.py", "tests/test_format_attacks.py"),
+        gated=False,
+    ),
     Target(
         "core.planformat",
         "core",
         "src/enginekit/planformat.py",
-        ("tests/test_plan_format.py",),
+        ("tests/test_plan_format.py", "tests/test_format_attacks.py"),
         gated=False,
     ),
-    Target("core.formats", "core", "src/enginekit/formats.py", ("tests/test_plan_format.py",), gated=False),
+    Target(
+        "core.formats",
+        "core",
+        "src/enginekit/formats.py",
+        ("tests/test_plan_format.py", "tests/test_schemas.py", "tests/test_format_attacks.py"),
+        gated=False,
+    ),
     Target(
         "core.convert",
         "core",
