@@ -30,6 +30,22 @@ _MIN_NAMESPACE = 3
 MASK = "<secret>"
 
 
+def is_portable_name(name: str) -> bool:
+    """Whether ``name`` means one variable to every exec: a POSIX portable name.
+
+    ``CUDA_VISIBLE_DEVICES=0,1`` as a name would be a second entry for the real variable.
+    """
+    return re.match(_PORTABLE, name) is not None
+
+
+def is_url_path(path: str) -> bool:
+    """Whether ``path`` can follow a base URL: it starts with ``/`` and is plain text.
+
+    ``12345`` would make http://127.0.0.1:800012345 of a health URL, ``@evil/`` another host.
+    """
+    return path.startswith("/") and not unsafe_text(path) and " " not in path
+
+
 def _guarded(check: F) -> F:
     """Whatever a hostile answer does while it is read (an ``__iter__`` or ``__eq__`` that
     raises) is the plugin's fault, reported as such, never a crash of the caller."""
@@ -144,7 +160,7 @@ class Answers:
         if type(answer) is not EnginePolicy:
             raise self.broken(hook, f"returned {_kind(answer)}, expected an EnginePolicy")
         names = (*answer.open_env, *answer.reserved_env, *answer.secret_env)
-        if set(map(type, names)) - {str} or not all(map(re.compile(_PORTABLE).match, names)):
+        if set(map(type, names)) - {str} or not all(map(is_portable_name, names)):
             raise self.broken(hook, "returned a policy whose variable names are not portable names")
         if any(len(prefix) < _MIN_NAMESPACE for prefix in answer.open_env):
             # "" or "A" would open every unknown name to this engine's profiles.
@@ -189,7 +205,7 @@ class Answers:
         """A path appended to the shard's base URL: it starts with ``/`` and is plain text."""
         if answer is None:
             return default
-        if type(answer) is not str or not answer.startswith("/") or unsafe_text(answer) or " " in answer:
+        if type(answer) is not str or not is_url_path(answer):
             # ``12345`` would make http://127.0.0.1:800012345 of the health URL.
             raise self.broken(hook, f"returned {_kind(answer)}, expected a URL path starting with '/'")
         return answer

@@ -9,7 +9,7 @@ from typing import Any
 import attrs
 
 from enginekit.builder import host_port
-from enginekit.contract import MASK
+from enginekit.contract import MASK, masked
 from enginekit.model import Command, ShardSpec
 from enginekit.ncclenv import DroppedVar
 
@@ -93,4 +93,4 @@ class LaunchPlan:
             lines += ["", "profile env dropped by the site's policy:"]
             lines += [f"  - {d.key}: {d.why}" for d in self.dropped_env]
         text = "\n".join(lines) + "\n"
-        return text if show_secrets or not shard.api_key else text.replace(shard.api_key, MASK)
+        return text if show_secrets or not shard.api_key else masked(text, shard.api_key)

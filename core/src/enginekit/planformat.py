@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from enginekit.contract import MASK, masked
+from enginekit.contract import MASK, is_portable_name, is_url_path, masked
 from enginekit.convert import entries_named, folded_names, structure
 from enginekit.errors import SpecError
 from enginekit.formats import FORMAT_VERSION, newer_minor
 from enginekit.model import Command, ShardSpec, _dict
 from enginekit.ncclenv import DroppedVar
-from enginekit.specio import dump_spec
+from enginekit.specio import dump_spec, scrubbed
 
 if TYPE_CHECKING:
     from enginekit.plan import LaunchPlan
@@ -36,7 +35,7 @@ def plan_dict(plan: LaunchPlan, *, show_secrets: bool) -> dict[str, Any]:
         "dropped_env": [{"key": d.key, "why": d.why} for d in plan.dropped_env],
         **_derived(plan),
     }
-    return out if show_secrets else _scrub(out, shard.api_key)
+    return out if show_secrets else scrubbed(out, shard.api_key)
 
 
 def _derived(plan: LaunchPlan) -> dict[str, Any]:
@@ -69,31 +68,6 @@ def _command_dict(command: Command, show_secrets: bool) -> dict[str, Any]:
         "wait_for_leader_port": command.wait_for_leader_port,
         "why": dict(sorted(command.why.items())),
     }
-
-
-def _scrub(value: Any, secret: str, *, names: bool = False) -> Any:
-    """Mask ``secret`` in every value, whatever a plugin put where.
-
-    Mapping keys are masked only where they are data (``names``: the variable names of an
-    ``env`` or ``why`` table), never the format's own field names, which a short key could
-    otherwise rewrite into a document no reader understands.
-    """
-    if not secret:
-        return value
-    if isinstance(value, str):
-        return masked(value, secret)
-    if isinstance(value, dict):
-        return {
-            (masked(k, secret) if names else k): _scrub(v, secret, names=not names and k in _NAMED_TABLES)
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_scrub(v, secret) for v in value]
-    return value
-
-
-#: The fields whose tables are keyed by data (variable names), not by the format's names.
-_NAMED_TABLES = frozenset({"env", "why"})
 
 
 # --- reading ------------------------------------------------------------------------------
@@ -158,13 +132,13 @@ def read_plan(raw: object) -> LaunchPlan:
     if not doc.commands:
         problems.append("plan.commands: expected at least one command (the main process)")
     for field in ("health_path", "metrics_path"):
-        if not _URL_PATH.fullmatch(getattr(doc, field)):
+        if not is_url_path(getattr(doc, field)):
             problems.append(f"plan.{field}: expected a URL path starting with '/', without spaces")
     commands = []
     for i, item in enumerate(doc.commands):
         if not item.path:
             problems.append(f"plan.commands[{i}].path: expected the program to exec, got ''")
-        names = [name for name in item.env if not _PORTABLE.fullmatch(name)]
+        names = [name for name in item.env if not is_portable_name(name)]
         if names:
             # ``CUDA_VISIBLE_DEVICES=7`` as a name is a second entry for the real variable.
             shown = ", ".join(repr(name)[:40] for name in names)
@@ -210,12 +184,6 @@ def read_plan(raw: object) -> LaunchPlan:
         key = doc.shard.api_key
         raise SpecError([masked(problem, key) for problem in problems] if key != MASK else problems)
     return plan
-
-
-#: What a variable name must be to mean the same to every exec: POSIX's portable names.
-_PORTABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,255}")
-#: A path appended to the shard's base URL: ``12345`` or ``@host/`` would change the URL's host.
-_URL_PATH = re.compile(r"/[^\s]*")
 
 
 def _masked_secrets(doc: _PlanDoc) -> list[str]:

@@ -144,23 +144,34 @@ def dump_spec(spec: ShardSpec, *, go_names: bool = False, show_secrets: bool = F
     data: dict[str, Any] = unstructure(spec)
     if spec.api_key and not show_secrets:
         # Wherever it was pasted (an env value, an argument), the key is shown as the mask.
-        data = _masked(data, spec.api_key)
+        data = scrubbed(data, spec.api_key)
         data["api_key"] = MASK
     return _renamed(data, ShardSpec) if go_names else data
 
 
-def _masked(value: Any, secret: str, *, names: bool = False) -> Any:
+def scrubbed(value: Any, secret: str, *, names: bool = False) -> Any:
+    """JSON-ready ``value`` with ``secret`` masked in every value, whatever put it where.
+
+    Mapping keys are masked only where they are data (``names``: the variable names of an
+    ``env`` or ``why`` table), never the format's own field names, which a short key could
+    otherwise rewrite into a document no reader understands.
+    """
+    if not secret:
+        return value
     if isinstance(value, str):
         return masked(value, secret)
     if isinstance(value, dict):
-        # Field names are the format's; only the profile's env table is keyed by data.
         return {
-            (masked(k, secret) if names else k): _masked(v, secret, names=not names and k == "env")
+            (masked(k, secret) if names else k): scrubbed(v, secret, names=not names and k in _NAMED_TABLES)
             for k, v in value.items()
         }
     if isinstance(value, list):
-        return [_masked(v, secret) for v in value]
+        return [scrubbed(v, secret) for v in value]
     return value
+
+
+#: The fields whose tables are keyed by data (variable names), not by the format's names.
+_NAMED_TABLES = frozenset({"env", "why"})
 
 
 def _renamed(data: dict[str, Any], cls: type) -> dict[str, Any]:
