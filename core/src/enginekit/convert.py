@@ -444,12 +444,20 @@ def read_text(path: Path, *, limit: int = MAX_DOCUMENT_BYTES) -> str:
         raise SpecError([f"{path}: cannot read: {exc.strerror or exc}"]) from None
     finally:
         os.close(fd)
+    return decoded(data, name=str(path), limit=limit)
+
+
+def decoded(data: bytes, *, name: str, limit: int = MAX_DOCUMENT_BYTES) -> str:
+    """The UTF-8 text of ``data`` read from ``name`` (at most ``limit + 1`` bytes of it).
+
+    :raises SpecError: when it is over ``limit`` bytes or not UTF-8.
+    """
     if len(data) > limit:
-        raise SpecError([f"{path}: larger than {limit} bytes; a spec or config is a few KiB"])
+        raise SpecError([f"{name}: larger than {limit} bytes; a spec or config is a few KiB"])
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise SpecError([f"{path}: not UTF-8 text (byte {exc.start})"]) from None
+        raise SpecError([f"{name}: not UTF-8 text (byte {exc.start})"]) from None
 
 
 def parse_document(text: str, *, name: str, suffix: str = "") -> Mapping[str, Any]:

@@ -10,6 +10,7 @@ import attrs
 
 from enginekit.convert import (
     MAX_DOCUMENT_BYTES,
+    decoded,
     load_document,
     parse_any,
     parse_document,
@@ -56,12 +57,7 @@ def read_stdin(stdin: IO[str] | None, *, limit: int = MAX_DOCUMENT_BYTES) -> str
         raise SpecError([f"{STDIN_NAME}: cannot read: {exc.strerror or exc}"]) from None
     if not isinstance(data, bytes):
         raise SpecError([f"{STDIN_NAME}: cannot read: not a byte stream"])
-    if len(data) > limit:
-        raise SpecError([f"{STDIN_NAME}: larger than {limit} bytes; a spec or config is a few KiB"])
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SpecError([f"{STDIN_NAME}: not UTF-8 text (byte {exc.start})"]) from None
+    return decoded(data, name=STDIN_NAME, limit=limit)
 
 
 def structure_spec(raw: Mapping[str, Any], *, lenient: bool) -> tuple[ShardSpec, list[str]]:
