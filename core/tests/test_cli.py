@@ -367,3 +367,16 @@ def test_a_bug_is_exit_70_in_one_line(
     )
     with pytest.raises(ZeroDivisionError):
         run(capsys, "render", str(spec), environ={"ENGINEKIT_TRACEBACK": "1"})
+
+
+def test_what_a_plugin_prints_has_the_key_masked(capsys: pytest.CaptureFixture[str]) -> None:
+    from enginekit.cli import output
+
+    key = "sk-printed-0123456789abcdef"
+    secrets: list[str] = []
+    with output.stdout_to_stderr(secrets):
+        secrets.append(key)  # read from a spec after the redirection began
+        print(f"debug: key {key}")
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "debug: key <secret>\n"

@@ -33,7 +33,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     output.tolerant_streams()
     code = EXIT_BUG
     try:
-        with output.stdout_to_stderr():
+        with output.stdout_to_stderr(run.secrets):
             code = _handler(args.handler)(run)
     except Invalid as exc:
         output.problems("invalid", exc.problems, secrets=run.secrets)

@@ -7,6 +7,7 @@ import errno
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
+from typing import IO
 
 from enginekit.cli.exits import EXIT_CLOSED_PIPE, EXIT_UNUSABLE
 
@@ -25,6 +26,8 @@ def masked_all(text: str, secrets: Iterable[str]) -> str:
 
 def error(message: str, *, kind: str = "error", secrets: Iterable[str] = ()) -> None:
     """One message on stderr, ``enginekit: KIND: message``, never the secrets."""
+    if sys.stderr is None:
+        return  # stderr closed: print(file=None) would write the message to stdout
     with contextlib.suppress(OSError, ValueError, AttributeError):
         print(f"enginekit: {kind}: {masked_all(message, secrets)}", file=sys.stderr)
 
@@ -39,19 +42,28 @@ def problems(kind: str, found: Sequence[str], *, secrets: Iterable[str] = ()) ->
 
 
 @contextlib.contextmanager
-def stdout_to_stderr() -> Iterator[None]:
+def stdout_to_stderr(secrets: Sequence[str] = ()) -> Iterator[None]:
     """Point stdout at stderr, for Python's ``print`` and for file descriptor 1 alike.
 
     Whatever plugins print while they are imported or called goes to stderr: stdout holds
-    the command's output and nothing else, so ``--json`` is always JSON.
+    the command's output and nothing else, so ``--json`` is always JSON. What they print
+    through Python has ``secrets`` masked (the list is read at each write, so a key read
+    later is masked too); with stderr closed, it goes nowhere.
     """
     saved: int | None = None
     with contextlib.suppress(OSError, ValueError, AttributeError):
         sys.stdout.flush()
         saved = os.dup(1)
-        os.dup2(2, 1)
+        try:
+            os.dup2(2, 1)
+        except OSError:
+            # Descriptor 2 is closed: a plugin writing to 1 must still never reach stdout.
+            sink = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(sink, 1)
+            os.close(sink)
+    target = _Masking(sys.stderr, secrets) if sys.stderr is not None else _Nowhere()
     try:
-        with contextlib.redirect_stdout(sys.stderr):
+        with contextlib.redirect_stdout(target):
             yield
     finally:
         if saved is not None:
@@ -61,6 +73,33 @@ def stdout_to_stderr() -> Iterator[None]:
                 sys.__stdout__.flush()  # type: ignore[union-attr]
             os.dup2(saved, 1)
             os.close(saved)
+
+
+class _Masking:
+    """A text stream that masks the secrets in what is written through it."""
+
+    def __init__(self, stream: IO[str], secrets: Sequence[str]) -> None:
+        self._stream, self._secrets = stream, secrets
+
+    def write(self, text: str) -> int:
+        self._stream.write(masked_all(text, self._secrets))
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
+class _Nowhere:
+    """Where a plugin's ``print`` goes when stderr is closed."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
 
 
 def tolerant_streams() -> None:

@@ -18,6 +18,7 @@ DEFAULT_CONFIG = "/etc/enginekit/config.toml"
 ENV_FORMATS = ("shell", "dotenv", "json")
 #: How long ``probe`` and ``help-options`` let the engine's program run, in seconds.
 DEFAULT_TIMEOUT = 60.0
+MAX_TIMEOUT = 86400.0
 #: ``enginekit.formats.SCHEMA_FILES``' names, written out for the same reason; a test keeps them equal.
 SCHEMA_KINDS = ("plan", "spec", "spec-go")
 
@@ -124,6 +125,9 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    if value > MAX_TIMEOUT:
+        # Beyond what the OS's wait takes (it overflows), and never what was meant.
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_TIMEOUT:g} seconds (a day), got {text!r}")
     return value
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from enginekit.cli.context import Invalid, Run
@@ -64,7 +65,9 @@ def _verdict(run: Run, spec: ShardSpec, engine: Engine, report: dict[str, Any], 
     report["listing"] = argv
     lines.append(f"device listing: {shown}")
     what = f"the device listing of engine {engine.name!r}"
-    finished = run_program(argv, listing.environ(run.environ), timeout=run.args.timeout, what=what)
+    # The listing never needs the API key: the engine's key variables stay out, even inherited.
+    env = _without(listing.environ(run.environ), engine.policy.secret_env)
+    finished = run_program(argv, env, timeout=run.args.timeout, what=what)
     try:
         devices = engine.parse_devices(finished.stdout)
     except EnginekitError as exc:
@@ -108,7 +111,7 @@ def help_options(run: Run) -> int:
     helper = engine.help_command(main)
     # A help text never needs the API key: whatever carries it stays out of the helper's
     # environment, generated or inherited.
-    env = {key: value for key, value in helper.environ(run.environ).items() if key not in main.secret_env}
+    env = _without(helper.environ(run.environ), {*main.secret_env, *engine.policy.secret_env})
     what = f"the help command of engine {engine.name!r}"
     finished = run_program(helper.argv(), env, timeout=args.timeout, what=what)
     if not finished.stdout.strip():
@@ -118,3 +121,8 @@ def help_options(run: Run) -> int:
         "".join(f"{printable(line.expandtabs(), 100_000)}\n" for line in finished.stdout.splitlines())
     )
     return EXIT_OK
+
+
+def _without(environ: dict[str, str], names: Collection[str]) -> dict[str, str]:
+    """``environ`` without the variables ``names``: those carrying a secret."""
+    return {key: value for key, value in environ.items() if key not in names}
