@@ -25,6 +25,7 @@ import attrs
 from enginekit.convert import INT64_MAX, INT64_MIN
 from enginekit.formats import FORMAT_VERSION, SCHEMA_FILES
 from enginekit.model import ShardSpec
+from enginekit.plan import LEADER_EXIT_CHOICES
 from enginekit.planformat import _PlanDoc
 from enginekit.specio import GO_NAMES
 
@@ -47,6 +48,9 @@ PLAN_NOTES = {
     "metrics_path": "The path of the engine's Prometheus metrics endpoint.",
     "notes": "What an operator should know about how this shard will run.",
     "dropped_env": "Profile variables the site's env policy kept out of the environment, and why.",
+    "on_leader_exit": "What a supervisor must do with this worker rank when its leader's process goes: "
+    "'stops' (it exits by itself) or 'must_be_stopped' (it keeps running until stopped); '' for the "
+    "leader. Absent (written before format 1.1): '' for the leader, 'must_be_stopped' for a worker.",
     "replica_id": "Derived: shard.replica_id.",
     "shard_id": "Derived: shard.shard_id.",
     "profile": "Derived: shard.profile.name.",
@@ -165,6 +169,10 @@ def document(kind: str) -> dict[str, Any]:
         version["pattern"] = rf"^{major}\.[0-9]{{1,6}}$"
         version["not"] = {"pattern": "\n"}
         body["properties"]["commands"]["minItems"] = 1
+        body["properties"]["on_leader_exit"]["anyOf"] = [
+            {"enum": ["", *LEADER_EXIT_CHOICES]},
+            {"type": "null"},
+        ]
     return {
         "$schema": DIALECT,
         "$id": f"{ID_BASE}{SCHEMA_FILES[kind].removesuffix('.schema.json')}",

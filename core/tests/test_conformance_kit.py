@@ -908,3 +908,27 @@ def test_assert_env_denied_fails_naming_the_name_the_site_and_the_reason(
     with pytest.raises(AssertionError) as failure:
         assert_env_denied(plugin, "tiny", name, reason_part, why="a profile could load code")
     assert str(failure.value).splitlines()[0] == message
+
+
+@pytest.mark.parametrize("answer", ["yes", "", 1, True, ["stops"]])
+def test_a_worker_lifetime_that_is_no_answer_fails(answer: object) -> None:
+    class Garbled(Tiny):
+        @hookimpl
+        def leader_exit(self) -> object:
+            return answer
+
+    worker = make_replica(engine="tiny", nnodes=2)[1]
+    with pytest.raises(AssertionError, match="leader_exit.*expected 'stops' or 'must_be_stopped'"):
+        kit(Garbled()).check_plans(worker)
+
+
+def test_a_worker_lifetime_is_the_engines_answer_or_the_safe_default() -> None:
+    class Stops(Tiny):
+        @hookimpl
+        def leader_exit(self) -> str:
+            return "stops"
+
+    leader, worker = make_replica(engine="tiny", nnodes=2)
+    assert kit(Tiny()).check_plans(worker).on_leader_exit == "must_be_stopped"
+    assert kit(Stops()).check_plans(worker).on_leader_exit == "stops"
+    assert kit(Stops()).check_plans(leader).on_leader_exit == ""

@@ -11,6 +11,7 @@ from enginekit import FORMAT_VERSION, Command, LaunchPlan, SpecError
 from enginekit.convert import unstructure
 from enginekit.model import Profile, ShardSpec
 from enginekit.ncclenv import DroppedVar
+from enginekit.plan import MUST_BE_STOPPED, STOPS
 
 KEY = "secret-key-0123456789"
 
@@ -69,7 +70,7 @@ def test_a_plan_reads_back_equal_through_json() -> None:
 
 def test_every_plan_says_its_format_and_its_derived_facts() -> None:
     data = shipped(plan())
-    assert data["format_version"] == FORMAT_VERSION == "1.0"
+    assert data["format_version"] == FORMAT_VERSION == "1.1"
     assert data["base_url"] == "http://10.0.0.5:8000"
     assert data["health_url"] == "http://10.0.0.5:8000/health"
     assert data["commands"][1]["shell"] == "/bin/toy --port 8000 --name 'it'\"'\"'s'"
@@ -101,10 +102,10 @@ def test_unknown_fields_of_this_minor_are_errors() -> None:
     [
         ("2.0", "plan.format_version: format 2.0 is not one this enginekit reads (it reads 1.x)"),
         ("0.9", "plan.format_version: format 0.9 is not one this enginekit reads (it reads 1.x)"),
-        (None, "plan.format_version: expected a version like '1.0', got NoneType"),
-        (1.0, "plan.format_version: expected a version like '1.0', got 1.0"),
-        ("1", "plan.format_version: expected a version like '1.0', got '1'"),
-        ("1.0\n", "plan.format_version: expected a version like '1.0', got '1.0\\n'"),
+        (None, "plan.format_version: expected a version like '1.1', got NoneType"),
+        (1.0, "plan.format_version: expected a version like '1.1', got 1.0"),
+        ("1", "plan.format_version: expected a version like '1.1', got '1'"),
+        ("1.0\n", "plan.format_version: expected a version like '1.1', got '1.0\\n'"),
     ],
 )
 def test_other_formats_are_refused(version: object, problem: str) -> None:
@@ -162,3 +163,32 @@ def test_environ_is_a_mapping_subprocess_takes_with_generated_variables_winning(
     environ = command.environ({"PATH": "/usr/bin", "CUDA_VISIBLE_DEVICES": "7", "A": "1"})
     assert environ == {"A": "1", "B": "2", "CUDA_VISIBLE_DEVICES": "0", "PATH": "/usr/bin"}
     assert list(environ) == sorted(environ)
+
+
+def test_a_worker_says_what_happens_when_its_leader_goes_and_an_old_plan_reads_safe() -> None:
+    worker = plan(
+        serves_http=False,
+        shard=ShardSpec(rank=1, nnodes=2, profile=Profile(name="p", engine="toy")),
+        on_leader_exit=STOPS,
+    )
+    assert shipped(worker)["on_leader_exit"] == "stops"
+    assert LaunchPlan.from_dict(shipped(worker)) == worker
+    # A 1.0 writer knew no such field: its worker is read as one that must be stopped.
+    old = shipped(worker) | {"format_version": "1.0"}
+    del old["on_leader_exit"]
+    assert LaunchPlan.from_dict(old).on_leader_exit == MUST_BE_STOPPED
+    old_leader = shipped(plan()) | {"format_version": "1.0"}
+    del old_leader["on_leader_exit"]
+    assert LaunchPlan.from_dict(old_leader).on_leader_exit == ""
+
+
+def test_on_leader_exit_must_fit_the_rank() -> None:
+    assert refused(shipped(plan()) | {"on_leader_exit": "stops"}) == [
+        "plan.on_leader_exit: 'stops', but the shard is the leader (expected '')"
+    ]
+    worker = plan(
+        serves_http=False, shard=ShardSpec(rank=1, nnodes=2, profile=Profile(name="p", engine="toy"))
+    )
+    assert refused(shipped(worker) | {"on_leader_exit": "maybe"}) == [
+        "plan.on_leader_exit: 'maybe' for a worker rank, expected 'stops' or 'must_be_stopped'"
+    ]

@@ -211,6 +211,16 @@ class Answers:
         return answer
 
     @_guarded
+    def choice(self, hook: str, answer: object, choices: tuple[str, ...], default: str) -> str:
+        """One of ``choices``, or ``default`` for ``None``."""
+        if answer is None:
+            return default
+        if type(answer) is not str or answer not in choices:
+            expected = " or ".join(repr(choice) for choice in choices)
+            raise self.broken(hook, f"returned {_kind(answer)}, expected {expected}")
+        return answer
+
+    @_guarded
     def reason(self, hook: str, answer: object) -> str | None:
         """A sentence, or ``None``."""
         if answer is None or (type(answer) is str and not answer):

@@ -18,7 +18,7 @@ from enginekit.errors import EngineError, EnginekitError, SpecError
 from enginekit.logs import logger
 from enginekit.model import Adapter, Command, GPUInfo, Profile, ShardSpec
 from enginekit.ncclenv import DroppedVar, EnvBuild, apply_profile_env, placement_env
-from enginekit.plan import LaunchPlan
+from enginekit.plan import LEADER_EXIT_CHOICES, MUST_BE_STOPPED, LaunchPlan
 from enginekit.policy import EnginePolicy
 from enginekit.speccheck import check_spec
 
@@ -260,6 +260,13 @@ class Engine:
         """What an operator should know about how this shard will run."""
         return self._answers.sentences("notes", self._call("notes", shard=shard))
 
+    def on_leader_exit(self, shard: ShardSpec) -> str:
+        """What a supervisor must do with ``shard`` when its leader goes; "" for the leader itself."""
+        if shard.is_leader():
+            return ""
+        answer = self._call("leader_exit", shard=shard)
+        return self._answers.choice("leader_exit", answer, LEADER_EXIT_CHOICES, MUST_BE_STOPPED)
+
     def device_listing(self, shard: ShardSpec | None = None) -> Command | None:
         """The command that lists the GPUs the engine's build sees, for engines that can fall back to CPU.
 
@@ -319,6 +326,7 @@ class Engine:
             metrics_path=self.metrics_path(),
             notes=(*self.notes(shard), *allowances),
             dropped_env=dropped,
+            on_leader_exit=self.on_leader_exit(shard),
         )
 
 

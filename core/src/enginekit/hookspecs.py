@@ -161,6 +161,18 @@ def notes(shard: ShardSpec) -> list[str] | None:
 
 
 @hookspec(firstresult=True)
+def leader_exit(shard: ShardSpec) -> str | None:
+    """Return what happens to this worker rank when its leader's process goes.
+
+    Optional; asked for worker ranks only (``rank > 0``). ``"stops"`` when the rank's
+    processes exit by themselves once the leader is gone, ``"must_be_stopped"`` when they
+    stay up until something stops them. The default is ``"must_be_stopped"``: a supervisor
+    told that stops what would have stopped anyway, while one wrongly told ``"stops"``
+    leaves a worker holding its GPUs for good.
+    """
+
+
+@hookspec(firstresult=True)
 def device_listing(shard: ShardSpec | None, installed: Path | None) -> Command | None:
     """Return the command that lists the GPUs the engine's build can see.
 

@@ -17,6 +17,8 @@ MAX_PARALLEL = 65536
 MAX_NODES = 65536
 MAX_GPU_INDEX = 65535
 MAX_THREADS = 65536
+#: 64 TiB: more than any one node has, and small enough for every engine's own setting.
+MAX_MEMORY_MIB = 64 * 1024 * 1024
 
 
 def _dict(value: Mapping[str, str]) -> dict[str, str]:
@@ -149,6 +151,10 @@ class ShardSpec:
     kv_events_port: int = 0
     #: CPU cores placement reserved for a shard with no GPU; 0 leaves it to the engine.
     threads: int = 0
+    #: Memory placement reserved for a shard with no GPU, in MiB: what the engine may take
+    #: for its KV cache, told to it in its own setting (ignored on GPUs). 0 leaves it to
+    #: the engine (vLLM's CPU build then wants most of the NUMA node's memory free).
+    memory_mib: int = 0
     #: Control-plane facts carried so the agent can report them back after a restart.
     #: ``fabric`` with an ``nvl:`` prefix also says the replica is inside a multi-node
     #: NVLink domain, which changes NCCL's environment.

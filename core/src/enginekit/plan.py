@@ -14,6 +14,14 @@ from enginekit.model import Command, ShardSpec
 from enginekit.ncclenv import DroppedVar
 
 
+#: ``LaunchPlan.on_leader_exit`` of a worker rank whose processes exit by themselves once
+#: the leader is gone.
+STOPS = "stops"
+#: ... of a worker rank that stays up until something stops it.
+MUST_BE_STOPPED = "must_be_stopped"
+LEADER_EXIT_CHOICES = (STOPS, MUST_BE_STOPPED)
+
+
 @attrs.frozen
 class LaunchPlan:
     """Everything a supervisor needs to run one shard, built purely from its spec."""
@@ -28,6 +36,13 @@ class LaunchPlan:
     metrics_path: str
     notes: tuple[str, ...] = ()
     dropped_env: tuple[DroppedVar, ...] = ()
+    #: What a supervisor must do with this worker rank when its leader's process goes:
+    #: :data:`STOPS` (nothing: it exits by itself) or :data:`MUST_BE_STOPPED` (stop it, or
+    #: it holds its GPUs and the replica cannot be started again). Empty for the leader;
+    #: a worker's defaults to the safe answer.
+    on_leader_exit: str = attrs.field(
+        default=attrs.Factory(lambda plan: "" if plan.shard.is_leader() else MUST_BE_STOPPED, takes_self=True)
+    )
 
     @property
     def base_url(self) -> str:
@@ -71,6 +86,10 @@ class LaunchPlan:
             lines.append(f"  metrics: {self.base_url}{self.metrics_path}")
         else:
             lines.append("serves HTTP: no (only the leader answers the API; do not health-check this rank)")
+        if self.on_leader_exit == MUST_BE_STOPPED:
+            lines.append("when the leader exits: this rank keeps running; stop it too")
+        elif self.on_leader_exit == STOPS:
+            lines.append("when the leader exits: this rank exits by itself")
         for i, command in enumerate(self.commands, 1):
             kind = (
                 "main process" if i == len(self.commands) else "sidecar, kept alive for the shard's lifetime"

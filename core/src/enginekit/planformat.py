@@ -33,6 +33,7 @@ def plan_dict(plan: LaunchPlan, *, show_secrets: bool) -> dict[str, Any]:
         "metrics_path": plan.metrics_path,
         "notes": list(plan.notes),
         "dropped_env": [{"key": d.key, "why": d.why} for d in plan.dropped_env],
+        "on_leader_exit": plan.on_leader_exit,
         **_derived(plan),
     }
     return out if show_secrets else scrubbed(out, shard.api_key)
@@ -102,6 +103,7 @@ class _PlanDoc:
     metrics_path: str
     notes: tuple[str, ...] = ()
     dropped_env: tuple[_DroppedDoc, ...] = ()
+    on_leader_exit: str | None = None
     replica_id: str | None = None
     shard_id: str | None = None
     profile: str | None = None
@@ -169,6 +171,7 @@ def read_plan(raw: object) -> LaunchPlan:
         metrics_path=doc.metrics_path,
         notes=doc.notes,
         dropped_env=tuple(DroppedVar(d.key, d.why) for d in doc.dropped_env),
+        on_leader_exit=_leader_exit(doc, problems),
     )
     if doc.engine != doc.shard.profile.engine:
         problems.append(
@@ -184,6 +187,22 @@ def read_plan(raw: object) -> LaunchPlan:
         key = doc.shard.api_key
         raise SpecError([masked(problem, key) for problem in problems] if key != MASK else problems)
     return plan
+
+
+def _leader_exit(doc: _PlanDoc, problems: list[str]) -> str:
+    """The plan's ``on_leader_exit``; a worker's plan from before the field says what is safe."""
+    from enginekit.plan import LEADER_EXIT_CHOICES, MUST_BE_STOPPED
+
+    leader = doc.shard.is_leader()
+    if doc.on_leader_exit is None:
+        return "" if leader else MUST_BE_STOPPED
+    if leader and doc.on_leader_exit != "":
+        problems.append(f"plan.on_leader_exit: {doc.on_leader_exit!r}, but the shard is the leader (expected '')")
+    elif not leader and doc.on_leader_exit not in LEADER_EXIT_CHOICES:
+        expected = " or ".join(repr(choice) for choice in LEADER_EXIT_CHOICES)
+        shown = repr(doc.on_leader_exit)[:40]
+        problems.append(f"plan.on_leader_exit: {shown} for a worker rank, expected {expected}")
+    return doc.on_leader_exit
 
 
 def _masked_secrets(doc: _PlanDoc) -> list[str]:

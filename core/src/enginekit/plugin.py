@@ -41,6 +41,13 @@ if TYPE_CHECKING:
     from enginekit.launcher import FileArg, launcher_args
     from enginekit.model import Adapter, Command, GPUInfo, Profile, ShardSpec, is_mig
     from enginekit.ncclenv import TUNABLE, placement_env, visible_devices
+    from enginekit.optiontable import (
+        Allowable,
+        OptionTable,
+        OptionTableError,
+        ReleaseOptions,
+        check_option_document,
+    )
     from enginekit.policy import EnginePolicy, EnvDeny
     from enginekit.versions import Version, newest_at_or_below, parse_version
 
@@ -50,6 +57,7 @@ if TYPE_CHECKING:
 #: reading, the command builder, the checks) load when a hook first uses them.
 _EXPORTS = {
     "Adapter": "enginekit.model",
+    "Allowable": "enginekit.optiontable",
     "ArgSyntax": "enginekit.args",
     "Command": "enginekit.model",
     "CommandBuilder": "enginekit.builder",
@@ -62,8 +70,11 @@ _EXPORTS = {
     "EnvDeny": "enginekit.policy",
     "FileArg": "enginekit.launcher",
     "GPUInfo": "enginekit.model",
+    "OptionTable": "enginekit.optiontable",
+    "OptionTableError": "enginekit.optiontable",
     "OptionUse": "enginekit.args",
     "ParsedArgs": "enginekit.args",
+    "ReleaseOptions": "enginekit.optiontable",
     "Profile": "enginekit.model",
     "ShardSpec": "enginekit.model",
     "SpecError": "enginekit.errors",
@@ -72,6 +83,7 @@ _EXPORTS = {
     "allow_args": "enginekit.fields",
     "check_allow_args": "enginekit.fields",
     "check_executable": "enginekit.fields",
+    "check_option_document": "enginekit.optiontable",
     "check_version": "enginekit.fields",
     "code_loading_problems": "enginekit.args",
     "executable": "enginekit.fields",
@@ -120,6 +132,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "TUNABLE",
     "Adapter",
+    "Allowable",
     "ArgSyntax",
     "Command",
     "CommandBuilder",
@@ -130,15 +143,19 @@ __all__ = [
     "EnvDeny",
     "FileArg",
     "GPUInfo",
+    "OptionTable",
+    "OptionTableError",
     "OptionUse",
     "ParsedArgs",
     "Profile",
+    "ReleaseOptions",
     "ShardSpec",
     "SpecError",
     "Version",
     "allow_args",
     "check_allow_args",
     "check_executable",
+    "check_option_document",
     "check_version",
     "code_loading_problems",
     "executable",

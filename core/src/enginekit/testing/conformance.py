@@ -123,7 +123,7 @@ def _difference(first: LaunchPlan, second: LaunchPlan) -> str:
             return f"{where}: env {keys} differ"
         if one != two:
             return f"{where}: {', '.join(_fields_differing(one, two))} differ"
-    for field in ("serves_http", "health_path", "metrics_path", "notes", "dropped_env"):
+    for field in ("serves_http", "health_path", "metrics_path", "notes", "dropped_env", "on_leader_exit"):
         if getattr(first, field) != getattr(second, field):
             return f"{field} differs"
     return "the plans differ"

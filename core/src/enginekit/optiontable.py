@@ -1,0 +1,477 @@
+"""An engine's options per release, from the table its plugin ships, and what one release accepts.
+
+A plugin generates its table by running each release's own argument parser and ships it
+as the ``TABLE`` of its ``options_table`` module (the format is described in the project's ``docs/option-tables.md``).
+The core reads it, checks its shape, and answers for one configured release: which
+options it accepts, how many values each takes, how a generated flag is spelt there, and,
+for an option it does not accept, what is known about it ("did you mean", "from 0.34.0
+on", "removed in 0.26.0", "renamed to …").
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from enginekit.args import ParsedArgs, spelling
+from enginekit.errors import EngineError
+from enginekit.versions import Version, parse_version
+
+#: The shape this module reads; a table of another shape is refused, not guessed at.
+TABLE_FORMAT = 1
+#: ``takes`` values besides whole numbers: argparse's ``nargs`` for an optional value,
+#: any number of values and at least one. They read as "several" (None) in an arity table.
+_LIST_TAKES = ("?", "*", "+")
+_OPTION = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
+_LONG_OPTION = re.compile(r"--[A-Za-z0-9][A-Za-z0-9_-]*\Z")
+#: How alike an unknown option must be to a real one to be offered as "did you mean".
+_CLOSE = 0.8
+
+
+class OptionTableError(EngineError):
+    """A plugin's option table that is not in the shape this core reads: a plugin bug."""
+
+
+def check_option_document(data: object) -> list[str]:
+    """Every way ``data`` (an ``options_table.TABLE``) breaks the table format; [] when none."""
+    if not isinstance(data, Mapping):
+        return [f"the table is {type(data).__name__}, expected a JSON object"]
+    problems = []
+    expected = {"format", "engine", "program", "generator", "releases", "options", "aliases", "renames"}
+    if missing := sorted(expected - set(data)):
+        problems.append(f"missing keys: {', '.join(missing)}")
+    if extra := sorted(str(key) for key in set(data) - expected):
+        problems.append(f"unknown keys: {', '.join(extra)}")
+    if data.get("format") != TABLE_FORMAT:
+        problems.append(f"format is {data.get('format')!r}, expected {TABLE_FORMAT}")
+    for key in ("engine", "program", "generator"):
+        if not isinstance(data.get(key), str) or not data.get(key):
+            problems.append(f"{key} must be a non-empty string")
+    releases = _check_releases(data.get("releases"), problems)
+    _check_entries(data.get("options"), "options", releases, problems, _check_option)
+    _check_entries(data.get("aliases"), "aliases", releases, problems, _check_alias)
+    options = _mapping(data.get("options"))
+    aliases = _mapping(data.get("aliases"))
+    for alias, entry in aliases.items():
+        if isinstance(entry, Mapping) and entry.get("option") not in options:
+            problems.append(f"aliases[{alias!r}]: stands for {entry.get('option')!r}, which is no option")
+    _check_renames(data.get("renames"), options, releases, problems)
+    return problems
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _check_releases(raw: object, problems: list[str]) -> list[str]:
+    if not isinstance(raw, list) or not raw:
+        problems.append("releases must be a non-empty list")
+        return []
+    names: list[str] = []
+    for i, entry in enumerate(raw):
+        if not isinstance(entry, Mapping) or set(entry) != {"release", "source"}:
+            problems.append(f"releases[{i}]: expected an object with release and source")
+            continue
+        if not isinstance(entry["source"], str) or not entry["source"]:
+            problems.append(f"releases[{i}]: source must say what was read")
+        try:
+            parse_version(entry["release"])
+        except ValueError as error:
+            problems.append(f"releases[{i}]: {error}")
+            continue
+        names.append(entry["release"])
+    ordered = sorted(names, key=parse_version)
+    if names != ordered or len({parse_version(name) for name in names}) != len(names):
+        problems.append("releases must be distinct and oldest first")
+    return names
+
+
+def _check_entries(raw: object, key: str, releases: list[str], problems: list[str], check: Any) -> None:
+    if not isinstance(raw, Mapping):
+        problems.append(f"{key} must be an object")
+        return
+    if list(raw) != sorted(raw):
+        problems.append(f"{key} must be sorted by spelling")
+    for name, entry in raw.items():
+        if not isinstance(name, str) or not _OPTION.match(name):
+            problems.append(f"{key}: {name!r} is not an option's spelling")
+            continue
+        if not isinstance(entry, Mapping):
+            problems.append(f"{key}[{name!r}]: expected an object")
+            continue
+        check(f"{key}[{name!r}]", entry, problems)
+        _check_spans(f"{key}[{name!r}]", entry.get("in"), releases, problems)
+
+
+def _check_option(where: str, entry: Mapping[str, Any], problems: list[str]) -> None:
+    if set(entry) != {"takes", "in"}:
+        problems.append(f"{where}: expected takes and in")
+    takes = entry.get("takes")
+    if not (takes in _LIST_TAKES or (type(takes) is int and 0 <= takes <= 8)):
+        problems.append(f"{where}: takes is {takes!r}, expected 0-8 or one of {', '.join(_LIST_TAKES)}")
+
+
+def _check_alias(where: str, entry: Mapping[str, Any], problems: list[str]) -> None:
+    if set(entry) != {"option", "in"}:
+        problems.append(f"{where}: expected option and in")
+
+
+def _check_spans(where: str, spans: object, releases: list[str], problems: list[str]) -> None:
+    if not isinstance(spans, list) or not spans:
+        problems.append(f"{where}: in must be a non-empty list of [first, last] ranges")
+        return
+    last = -1
+    for span in spans:
+        ok = isinstance(span, list) and len(span) == 2 and all(part in releases for part in span)
+        if not ok:
+            problems.append(f"{where}: {span!r} is not a [first, last] range of read releases")
+            return
+        first, end = releases.index(span[0]), releases.index(span[1])
+        if first > end or first <= last:
+            problems.append(f"{where}: ranges must be in order and apart ({span!r})")
+            return
+        last = end
+
+
+def _check_renames(raw: object, options: Mapping[str, Any], releases: list[str], problems: list[str]) -> None:
+    if not isinstance(raw, Mapping):
+        problems.append("renames must be an object")
+        return
+    for old, entry in raw.items():
+        if not isinstance(entry, Mapping) or set(entry) != {"to", "since"}:
+            problems.append(f"renames[{old!r}]: expected to and since")
+            continue
+        if old not in options or entry["to"] not in options:
+            problems.append(f"renames[{old!r}]: both spellings must be options of the table")
+        if entry["since"] not in releases:
+            problems.append(f"renames[{old!r}]: since {entry['since']!r} is not a read release")
+
+
+def _indexes(spans: Iterable[Sequence[str]], position: Mapping[str, int]) -> frozenset[int]:
+    return frozenset(i for first, last in spans for i in range(position[first], position[last] + 1))
+
+
+def _arity(takes: int | str) -> int | None:
+    return takes if isinstance(takes, int) else None
+
+
+@attrs.frozen(eq=False)
+class OptionTable:
+    """Every option of every release a plugin has read, from its ``options_table`` module.
+
+    :ivar engine: The engine's registered name.
+    :ivar program: What parses the options, as messages name it (``vllm serve``).
+    :ivar releases: The releases read, oldest first, as the engine spells them.
+    :ivar sources: What was run on what, for each release.
+    :ivar takes: How many values each option takes (None: a list, or an optional value).
+    :ivar option_in: The indexes into ``releases`` of the releases that accept each option.
+    :ivar alias_of: Each other spelling, with the option it stands for.
+    :ivar alias_in: The releases that accept each other spelling.
+    :ivar renames: An old spelling, the spelling that replaced it, and since which release.
+    """
+
+    engine: str
+    program: str
+    releases: tuple[str, ...]
+    sources: tuple[str, ...]
+    takes: Mapping[str, int | None]
+    option_in: Mapping[str, frozenset[int]]
+    alias_of: Mapping[str, str]
+    alias_in: Mapping[str, frozenset[int]]
+    renames: Mapping[str, tuple[str, str]]
+    _versions: tuple[Version, ...] = attrs.field(init=False, repr=False)
+    _views: dict[tuple[str | None, str], ReleaseOptions] = attrs.field(factory=dict, init=False, repr=False)
+
+    @_versions.default
+    def _parse_releases(self) -> tuple[Version, ...]:
+        return tuple(parse_version(release) for release in self.releases)
+
+    @classmethod
+    def from_document(cls, data: object, *, name: str = "option table") -> OptionTable:
+        """The table ``data`` holds (an ``options_table.TABLE``).
+
+        :raises OptionTableError: naming every way it breaks the format.
+        """
+        problems = check_option_document(data)
+        if problems:
+            raise OptionTableError(f"{name}: {'; '.join(problems)}")
+        assert isinstance(data, Mapping)
+        releases = tuple(entry["release"] for entry in data["releases"])
+        position = {release: i for i, release in enumerate(releases)}
+        options, aliases = data["options"], data["aliases"]
+        return cls(
+            engine=data["engine"],
+            program=data["program"],
+            releases=releases,
+            sources=tuple(entry["source"] for entry in data["releases"]),
+            takes={option: _arity(entry["takes"]) for option, entry in options.items()},
+            option_in={option: _indexes(entry["in"], position) for option, entry in options.items()},
+            alias_of={alias: entry["option"] for alias, entry in aliases.items()},
+            alias_in={alias: _indexes(entry["in"], position) for alias, entry in aliases.items()},
+            renames={old: (entry["to"], entry["since"]) for old, entry in data["renames"].items()},
+        )
+
+    @classmethod
+    def from_package(cls, package: str, module: str = "options_table") -> OptionTable:
+        """The table a plugin package ships as ``<package>.<module>.TABLE``, read once per process.
+
+        A module, not a data file: importing it is no file read inside a hook, and Python
+        keeps it compiled.
+        """
+        return _package_table(package, module)
+
+    @property
+    def newest(self) -> str:
+        """The newest release read."""
+        return self.releases[-1]
+
+    @property
+    def oldest(self) -> str:
+        """The oldest release read."""
+        return self.releases[0]
+
+    @property
+    def options(self) -> frozenset[str]:
+        """Every long option some read release accepts."""
+        return frozenset(self.takes)
+
+    def arity(self) -> dict[str, int | None]:
+        """How many values each option of any release takes: the table every release shares."""
+        return dict(self.takes)
+
+    def for_release(self, release: str | Version | None, *, setting: str) -> ReleaseOptions:
+        """What ``release`` accepts: its own table, or the nearest read one with a note saying so.
+
+        :param release: The configured release; None or "" when the site configured none.
+        :param setting: Where a site configures it, for the notes (``[engines.vllm] version``).
+        """
+        asked = None if release is None or release == "" else str(release)
+        key = (asked, setting)
+        view = self._views.get(key)
+        if view is None:
+            view = self._choose(asked, setting)
+            self._views[key] = view
+        return view
+
+    def _choose(self, asked: str | None, setting: str) -> ReleaseOptions:
+        last = len(self.releases) - 1
+        window = f"{self.oldest} to {self.newest}"
+        if asked is None:
+            note = (
+                f"no {self.engine} release is configured ({setting}): pass-through options are "
+                f"checked against {self.program} {self.newest}, the newest release this plugin has "
+                f"read ({window}); set {setting} to the release the node runs"
+            )
+            return ReleaseOptions(self, last, asked, note)
+        version = parse_version(asked)
+        if version in self._versions:
+            return ReleaseOptions(self, self._versions.index(version), asked, None)
+        below = [i for i, read in enumerate(self._versions) if read <= version]
+        if not below:
+            note = (
+                f"{self.engine} {asked} is older than every release this plugin has read ({window}): "
+                f"pass-through options are checked against {self.oldest}'s"
+            )
+            return ReleaseOptions(self, 0, asked, note)
+        index = below[-1]
+        if index == last:
+            note = (
+                f"{self.engine} {asked} is newer than every release this plugin has read ({window}): "
+                f"pass-through options are checked against {self.newest}'s; an option added since "
+                f"is refused until the plugin is upgraded or the site lists it in allow_args"
+            )
+        else:
+            note = (
+                f"{self.engine} {asked} has no option table of its own: pass-through options are "
+                f"checked against {self.releases[index]}'s, the newest release read below it"
+            )
+        return ReleaseOptions(self, index, asked, note)
+
+
+@functools.cache
+def _package_table(package: str, module: str) -> OptionTable:
+    import importlib
+
+    where = f"{package}.{module}"
+    try:
+        data = importlib.import_module(where).TABLE
+    except (ImportError, AttributeError) as error:
+        raise OptionTableError(f"{where}: no option table ({error})") from None
+    return OptionTable.from_document(data, name=where)
+
+
+@attrs.frozen(eq=False)
+class ReleaseOptions:
+    """What one release accepts, from its table (or the nearest read one).
+
+    :ivar table: The whole table.
+    :ivar index: The release whose options are used, as an index into ``table.releases``.
+    :ivar asked: The release the site configured, or None when it configured none.
+    :ivar note: Why another release's table stands in for ``asked``; None when none does.
+    """
+
+    table: OptionTable
+    index: int
+    asked: str | None
+    note: str | None
+
+    @property
+    def read(self) -> str:
+        """The release whose options are used."""
+        return self.table.releases[self.index]
+
+    @functools.cached_property
+    def known(self) -> frozenset[str]:
+        """Every long option this release accepts."""
+        return frozenset(option for option, where in self.table.option_in.items() if self.index in where)
+
+    @functools.cached_property
+    def aliases(self) -> Mapping[str, str]:
+        """Every other spelling this release accepts, with the option it stands for."""
+        return {
+            alias: option
+            for alias, option in self.table.alias_of.items()
+            if self.index in self.table.alias_in[alias]
+        }
+
+    @property
+    def name(self) -> str:
+        """The program and release, as messages say them."""
+        if self.asked is None or self.note is None:
+            return f"{self.table.program} {self.read}"
+        return f"{self.table.program} {self.read} (the release read nearest {self.asked})"
+
+    def accepts(self, option: str) -> bool:
+        """Whether this release's parser accepts ``option`` (a long option or another spelling)."""
+        return option in self.known or option in self.aliases
+
+    def spelling(self, *candidates: str) -> str:
+        """The first of ``candidates`` this release accepts, for a flag a plugin generates.
+
+        The first candidate when none is accepted: the newest spelling, for a release older
+        than the table, where a plugin's flag is refused at start rather than dropped.
+        """
+        for candidate in candidates:
+            if self.accepts(candidate):
+                return candidate
+        return candidates[0]
+
+    def why_not(self, option: str) -> str:
+        """What is known about ``option``, which this release does not accept, as a clause."""
+        table = self.table
+        rename = table.renames.get(option)
+        if rename and self.accepts(rename[0]):
+            return f": renamed to {rename[0]} in {rename[1]}; use that"
+        for old, (new, since) in table.renames.items():
+            if new == option and self.accepts(old):
+                return f": it is from {since} on, where it replaced {old} (use that here)"
+        where = table.option_in.get(option) or table.alias_in.get(option)
+        if where:
+            return ": " + self._when(where, rename)
+        close = difflib.get_close_matches(option, sorted(self.known | set(self.aliases)), n=1, cutoff=_CLOSE)
+        return f"; did you mean {close[0]}?" if close else ""
+
+    def _when(self, where: frozenset[int], rename: tuple[str, str] | None) -> str:
+        releases = self.table.releases
+        if min(where) > self.index:
+            return f"it is from {releases[min(where)]} on"
+        if max(where) < self.index:
+            gone = releases[max(where) + 1]
+            later = f", later spelt {rename[0]}" if rename else ""
+            return f"removed in {gone} (last in {releases[max(where)]}){later}"
+        return f"only {', '.join(_spans(sorted(where), releases))} accept it"
+
+    def unknown_problems(
+        self, profile_name: str, args: ParsedArgs, *, allowed: Collection[str], config_key: str
+    ) -> list[str]:
+        """One sentence for each pass-through option this release's parser would refuse.
+
+        :param args: The profile's args, read with the plugin's syntax (which knows every
+            release's options, so an abbreviation resolves as the engine resolves it).
+        :param allowed: Options the site vouches for (``allow_args``): passed.
+        :param config_key: Where the site lists them, for the message.
+        """
+        problems = []
+        for index, options in _options_by_token(args):
+            token = args.tokens[index]
+            if options & set(allowed) or options == {"--"}:
+                continue
+            shown = self._shown(token, options)
+            if shown is None:
+                continue
+            known_elsewhere = shown in self.table.takes or shown in self.table.alias_of
+            remedy = (
+                "remove it"
+                if known_elsewhere
+                else f"remove it, or, if the node's release has it, list it in {config_key}"
+            )
+            problems.append(
+                f"profile {profile_name!r}: args: {spelling(token)!r} is not an option of "
+                f"{self.name}{self.why_not(shown)}; {remedy}"
+            )
+        return problems
+
+    def _shown(self, token: str, options: set[str]) -> str | None:
+        """The spelling to judge ``token`` by, or None when this release accepts it."""
+        head = spelling(token)
+        if not head.startswith("--") and head in self.table.alias_of:
+            return None if self.index in self.table.alias_in[head] else head
+        accepted = options & self.known
+        if accepted:
+            return None
+        return min(options) if len(options) == 1 else head
+
+
+def _options_by_token(args: ParsedArgs) -> Iterator[tuple[int, set[str]]]:
+    by_token: dict[int, set[str]] = {}
+    for option, uses in args.uses.items():
+        for use in uses:
+            by_token.setdefault(use.index, set()).add(option)
+    for index in sorted(by_token):
+        yield index, by_token[index]
+
+
+def _spans(indexes: Sequence[int], releases: Sequence[str]) -> Iterator[str]:
+    start = previous = indexes[0]
+    for i in [*indexes[1:], None]:
+        if i is not None and i == previous + 1:
+            previous = i
+            continue
+        yield releases[start] if start == previous else f"{releases[start]}–{releases[previous]}"
+        if i is not None:
+            start = previous = i
+
+
+class Allowable(Collection[str]):
+    """The options a site may name in ``allow_args``.
+
+    Those the plugin refuses by default, and any long option its table does not know: an
+    option of a release newer than the table, refused until the site vouches for it. An
+    option some read release accepts is no allowance (every profile may use it where the
+    release has it), so naming one is a mistake. Iterating gives the refused ones, the
+    list a message can show.
+    """
+
+    def __init__(self, refused: Iterable[str], known: Callable[[], Collection[str]]) -> None:
+        """:param known: Every option of the table, asked for only when a site names one
+        the plugin does not refuse: reading the table is left to the configs that need it."""
+        self._refused = frozenset(refused)
+        self._known = known
+
+    def __contains__(self, flag: object) -> bool:
+        if not isinstance(flag, str):
+            return False
+        if flag in self._refused:
+            return True
+        return bool(_LONG_OPTION.match(flag)) and flag not in self._known()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._refused))
+
+    def __len__(self) -> int:
+        return len(self._refused)
