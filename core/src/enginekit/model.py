@@ -18,7 +18,7 @@ MAX_NODES = 65536
 MAX_GPU_INDEX = 65535
 MAX_THREADS = 65536
 #: 64 TiB: more than any one node has, and small enough for every engine's own setting.
-MAX_MEMORY_MIB = 64 * 1024 * 1024
+MAX_KV_CACHE_MIB = 64 * 1024 * 1024
 
 
 def _dict(value: Mapping[str, str]) -> dict[str, str]:
@@ -151,10 +151,11 @@ class ShardSpec:
     kv_events_port: int = 0
     #: CPU cores placement reserved for a shard with no GPU; 0 leaves it to the engine.
     threads: int = 0
-    #: Memory placement reserved for a shard with no GPU, in MiB: what the engine may take
-    #: for its KV cache, told to it in its own setting (ignored on GPUs). 0 leaves it to
-    #: the engine (vLLM's CPU build then wants most of the NUMA node's memory free).
-    memory_mib: int = 0
+    #: Memory placement reserved for the KV cache of a shard with no GPU, in MiB; the
+    #: model's weights and the engine's own working memory come on top. Told to the engine
+    #: in its own setting (``VLLM_CPU_KVCACHE_SPACE``…); ignored on GPUs. 0 leaves it to the
+    #: engine, and vLLM's CPU build then wants most of the NUMA node's memory free at start.
+    kv_cache_mib: int = 0
     #: Control-plane facts carried so the agent can report them back after a restart.
     #: ``fabric`` with an ``nvl:`` prefix also says the replica is inside a multi-node
     #: NVLink domain, which changes NCCL's environment.

@@ -13,7 +13,7 @@ from typing import Any
 import attrs
 
 from enginekit.convert import unstructure
-from enginekit.model import MAX_GPU_INDEX, MAX_MEMORY_MIB, MAX_NODES, MAX_THREADS, ShardSpec, is_mig
+from enginekit.model import MAX_GPU_INDEX, MAX_KV_CACHE_MIB, MAX_NODES, MAX_THREADS, ShardSpec, is_mig
 from enginekit.text import UNSAFE_CHARACTERS, describe, has_unsafe
 
 # nvidia-smi prints the prefixes upper case; either case is read the same, here and by
@@ -104,8 +104,8 @@ def _problems(spec: ShardSpec) -> Iterator[str]:
         yield "gid_index: set, but the shard has no HCAs for it to apply to"
     if not 0 <= spec.threads <= MAX_THREADS:
         yield f"threads: expected 0-{MAX_THREADS} cores, got {spec.threads}"
-    if not 0 <= spec.memory_mib <= MAX_MEMORY_MIB:
-        yield f"memory_mib: expected 0-{MAX_MEMORY_MIB} MiB, got {spec.memory_mib}"
+    if not 0 <= spec.kv_cache_mib <= MAX_KV_CACHE_MIB:
+        yield f"kv_cache_mib: expected 0-{MAX_KV_CACHE_MIB} MiB, got {spec.kv_cache_mib}"
     yield from _api_key(spec.api_key)
 
 

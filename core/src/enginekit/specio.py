@@ -43,7 +43,7 @@ GO_NAMES: Mapping[type, Mapping[str, str]] = {
         "api_key": "api_key",
         "kv_events_port": "kv_events_port",
         "threads": "threads",
-        "memory_mib": "memory_mib",
+        "kv_cache_mib": "kv_cache_mib",
         "pool": "Pool",
         "fabric": "Fabric",
         "profile_fp": "ProfileFP",

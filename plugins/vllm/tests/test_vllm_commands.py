@@ -201,7 +201,7 @@ def test_kv_events_need_a_port_and_adapters_reach_headless_ranks_without_modules
 
 def test_cpu_shard_with_reserved_threads() -> None:
     cpu = profile(name="qwen-cpu", tp=1, model_path="/models/Qwen/Qwen3-0.6B", served_model_name="", args=())
-    shard = single(gpu_indices=(), threads=16, api_key="", profile=cpu)
+    shard = single(gpu_indices=(), threads=16, kv_cache_mib=8192, api_key="", profile=cpu)
     (command,) = check_engine(VllmEngine(), shard)
     assert command.argv() == [
         "vllm", "serve", "/models/Qwen/Qwen3-0.6B", "--host", "10.0.0.11", "--port", "8000",
@@ -213,6 +213,7 @@ def test_cpu_shard_with_reserved_threads() -> None:
         "CUDA_DEVICE_ORDER": "PCI_BUS_ID",
         "NCCL_IB_DISABLE": "1",
         "VLLM_TARGET_DEVICE": "cpu",
+        "VLLM_CPU_KVCACHE_SPACE": "8",
         "VLLM_CPU_OMP_THREADS_BIND": "nobind",
         "OMP_NUM_THREADS": "16",
     }
@@ -222,16 +223,45 @@ def test_cpu_shard_with_reserved_threads() -> None:
 
 def test_cpu_shard_without_threads_leaves_binding_to_vllm() -> None:
     cpu = profile(tp=2, gpus_per_node=2, args=())
-    (command,) = check_engine(VllmEngine(), single(gpu_indices=(), threads=0, profile=cpu))
+    (command,) = check_engine(VllmEngine(), single(gpu_indices=(), threads=0, kv_cache_mib=2048, profile=cpu))
     assert command.env["VLLM_TARGET_DEVICE"] == "cpu"
     assert "VLLM_CPU_OMP_THREADS_BIND" not in command.env
-    shared = engine_for(VllmEngine(), "vllm").commands(single(gpu_indices=(), threads=12, profile=cpu))
+    shared = engine_for(VllmEngine(), "vllm").commands(
+        single(gpu_indices=(), threads=12, kv_cache_mib=2048, profile=cpu)
+    )
     assert shared[0].env["OMP_NUM_THREADS"] == "6"
 
 
-def test_cpu_shards_span_one_node() -> None:
-    with pytest.raises(EngineError, match="a CPU shard spans one node"):
-        engine_for(VllmEngine(), "vllm").commands(two_node(1, gpu_indices=(), hcas=(), gid_index=None))
+def test_a_cpu_shard_tells_vllm_its_kv_cache_in_whole_gib_rounded_down() -> None:
+    cpu = profile(tp=1, args=())
+    engine = engine_for(VllmEngine(), "vllm")
+    (command,) = engine.commands(single(gpu_indices=(), kv_cache_mib=5000, profile=cpu))
+    assert command.env["VLLM_CPU_KVCACHE_SPACE"] == "4"
+    assert "5000 MiB rounded down" in command.why["VLLM_CPU_KVCACHE_SPACE"]
+    with pytest.raises(EngineError, match=r"kv_cache_mib: 512 MiB is less than the 1 GiB"):
+        engine.commands(single(gpu_indices=(), kv_cache_mib=512, profile=cpu))
+
+
+def test_a_cpu_shard_without_kv_cache_memory_is_refused_unless_the_profile_sizes_it() -> None:
+    engine = engine_for(VllmEngine(), "vllm")
+    with pytest.raises(EngineError, match=r"kv_cache_mib: a CPU shard of vLLM needs the memory placement"):
+        engine.commands(single(gpu_indices=(), profile=profile(tp=1, args=())))
+    for args in (("--kv-cache-memory-bytes", "4G"), ("--gpu-memory-utilization=0.3",)):
+        (command,) = engine.commands(single(gpu_indices=(), profile=profile(tp=1, args=args)))
+        assert "VLLM_CPU_KVCACHE_SPACE" not in command.env
+
+
+def test_cpu_shards_span_nodes_over_gloo_like_gpu_ones() -> None:
+    engine = engine_for(VllmEngine(), "vllm")
+    cpu = {"gpu_indices": (), "hcas": (), "gid_index": None, "kv_cache_mib": 2048}
+    (leader,) = engine.commands(two_node(0, **cpu))
+    (worker,) = engine.commands(two_node(1, **cpu))
+    assert "--nnodes" in leader.args
+    assert "--headless" in worker.args
+    assert worker.wait_for_leader_port
+    assert leader.env["VLLM_TARGET_DEVICE"] == worker.env["VLLM_TARGET_DEVICE"] == "cpu"
+    assert worker.env["VLLM_CPU_KVCACHE_SPACE"] == "2"
+    assert engine.plan(two_node(1, **cpu)).on_leader_exit == "must_be_stopped"
 
 
 MIG_UUID = "MIG-4c60d78c-506f-5593-938d-a136eaa1fa52"

@@ -200,6 +200,7 @@ RESERVED_ROWS: tuple[tuple[str, str], ...] = (
     ("RAY_ADDRESS", "the Ray head the server joins: its own shard's, never a cluster the profile names"),
     ("VLLM_TARGET_DEVICE", "CPU or GPU is placement's choice: 'cpu' on a GPU shard leaves its GPUs idle"),
     ("VLLM_CPU_OMP_THREADS_BIND", "which cores vLLM pins: " + _CORES),
+    ("VLLM_CPU_KVCACHE_SPACE", "the KV cache of a CPU shard is the memory placement reserved (kv_cache_mib)"),
     ("VLLM_API_KEY", "the API key comes from the shard spec's api_key only: a profile value would replace or publish it"),
 )  # fmt: skip
 
@@ -234,8 +235,9 @@ def _every_kind_of_shard() -> list[tuple[VllmConfig, ShardSpec]]:
     return [
         (VllmConfig(), single()),
         (VllmConfig(), single(api_key="", bind_addr="")),
-        (VllmConfig(), single(gpu_indices=(), threads=8, profile=cpu)),
-        (VllmConfig(), single(gpu_indices=(), threads=0, profile=cpu)),
+        (VllmConfig(), single(gpu_indices=(), threads=8, kv_cache_mib=4096, profile=cpu)),
+        (VllmConfig(), single(gpu_indices=(), threads=0, kv_cache_mib=1024, profile=cpu)),
+        (VllmConfig(), two_node(1, gpu_indices=(), hcas=(), gid_index=None, kv_cache_mib=2048)),
         (VllmConfig(), two_node(0)),
         (VllmConfig(), two_node(1)),
         (VllmConfig(), two_node(1, bind_addr="node-1.cluster.local")),

@@ -26,7 +26,7 @@ def cases(draw: st.DrawFn) -> tuple[VllmEngine, ShardSpec]:
     versions = ["0.11.1", "0.23.0", "0.24.0", "0.34.0"] + (["0.10.2"] if multinode == "ray" else [])
     config = VllmConfig(version=draw(st.sampled_from(versions)), multinode=multinode)
     nodes = draw(st.integers(1, 3))
-    cpu = nodes == 1 and draw(st.booleans())
+    cpu = draw(st.booleans())
     per_node = draw(st.sampled_from([1, 2, 4, 8]))
     pp = draw(st.sampled_from([d for d in range(1, 9) if (per_node * nodes) % d == 0]))
     profile = Profile(
@@ -58,6 +58,7 @@ def cases(draw: st.DrawFn) -> tuple[VllmEngine, ShardSpec]:
         api_key=draw(st.text(HEX, min_size=32, max_size=64)),
         kv_events_port=draw(st.sampled_from([0, 41007])),
         threads=draw(st.integers(0, 64)) if cpu else 0,
+        kv_cache_mib=draw(st.integers(1024, 1 << 20)) if cpu else 0,
         profile=profile,
     )
     return VllmEngine(config), shard

@@ -120,8 +120,8 @@ def make_mig(profile: Profile | None = None, *, engine: str = DEFAULT_ENGINE, **
 
 
 def make_cpu(profile: Profile | None = None, *, engine: str = DEFAULT_ENGINE, **overrides: Any) -> ShardSpec:
-    """A shard given no GPU at all, with the cores placement reserved for it."""
-    fields: dict[str, Any] = {"gpu_indices": (), "threads": 8}
+    """A shard given no GPU at all, with the cores and the KV-cache memory placement reserved for it."""
+    fields: dict[str, Any] = {"gpu_indices": (), "threads": 8, "kv_cache_mib": 4096}
     fields.update(overrides)
     return make_shard(profile or make_profile(engine=engine), **fields)
 

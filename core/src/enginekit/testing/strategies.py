@@ -181,7 +181,13 @@ def _mig(draw: st.DrawFn, engine: str) -> ShardSpec:
 
 @st.composite
 def _cpu(draw: st.DrawFn, engine: str) -> ShardSpec:
-    return _shard(draw, _profile(draw, engine, tp=1), gpu_indices=(), threads=draw(st.integers(0, 64)))
+    return _shard(
+        draw,
+        _profile(draw, engine, tp=1),
+        gpu_indices=(),
+        threads=draw(st.integers(0, 64)),
+        kv_cache_mib=draw(st.integers(1, 64)) * 1024,
+    )
 
 
 @st.composite
@@ -218,7 +224,7 @@ def shards(engine: str, shapes: Iterable[str] = SHAPES) -> st.SearchStrategy[Sha
     - ``multi_node``: 2-4 nodes, leader or worker, IPv4 or IPv6 rendezvous, TCP, InfiniBand,
       RoCE (with a GID index) or a multi-node NVLink fabric, TP or PP across the nodes;
     - ``mig``: one MIG instance by UUID (either case, current or legacy form);
-    - ``cpu``: no GPU, with or without reserved cores;
+    - ``cpu``: no GPU, with or without reserved cores, with the KV-cache memory placement reserved;
     - ``lora``: 1-4 adapters with plain names; ``kv_events``: KV-cache events to a port.
 
     Each draws a key (or none), bind address, interface and tuning env besides.

@@ -53,10 +53,10 @@ def _refuse(config: VllmConfig, shard: ShardSpec) -> None:
             f"int() and stops at start-up on a UUID (fixed in {UUID_DEVICES_SINCE}); "
             f"name the GPUs by gpu_indices alone"
         )
+    if shard.on_cpu():
+        _refuse_cpu(where, shard)
     if not shard.is_multi_node():
         return
-    if shard.on_cpu():
-        raise EngineError(f"{where}: a CPU shard spans one node; vLLM's CPU backend is not run across nodes")
     if config.multinode == "native" and not facts.native_multinode:
         raise EngineError(
             f'{where}: engines.vllm.multinode = "native" needs vLLM {NATIVE_MULTINODE_SINCE} '
@@ -69,6 +69,34 @@ def _refuse(config: VllmConfig, shard: ShardSpec) -> None:
             f"VLLM_HOST_IP; left to guess, Ray and vLLM take the default route's address, which "
             f"on a multi-homed node is not the management network (vllm-project/vllm#19670)"
         )
+
+
+#: Profile options that size the KV cache of a CPU shard as well as placement's
+#: ``kv_cache_mib`` does: on the CPU backend the "GPU" fraction is of the NUMA node's memory.
+CPU_MEMORY_OPTIONS = ("--kv-cache-memory-bytes", "--gpu-memory-utilization", "--device-memory-utilization")
+GIB = 1024
+
+
+def _refuse_cpu(where: str, shard: ShardSpec) -> None:
+    """A CPU shard must say how much memory its KV cache takes, in whole GiB for vLLM."""
+    if shard.kv_cache_mib:
+        if shard.kv_cache_mib < GIB:
+            raise EngineError(
+                f"{where}: kv_cache_mib: {shard.kv_cache_mib} MiB is less than the 1 GiB that "
+                f"vLLM's CPU backend takes at least (VLLM_CPU_KVCACHE_SPACE counts whole GiB)"
+            )
+        return
+    from enginekit_vllm.argpolicy import SYNTAX
+
+    if SYNTAX.parse(shard.profile.args).find(CPU_MEMORY_OPTIONS):
+        return
+    raise EngineError(
+        f"{where}: kv_cache_mib: a CPU shard of vLLM needs the memory placement reserved for its "
+        f"KV cache; without it vLLM's CPU backend asks for 92% of the NUMA node's memory at start "
+        f"and stops when less is free (ValueError: Available memory on node 0 … is less than "
+        f"desired CPU memory utilization). Set the shard spec's kv_cache_mib, or the profile's "
+        f"--kv-cache-memory-bytes"
+    )
 
 
 def _builder(shard: ShardSpec) -> CommandBuilder:
@@ -143,6 +171,15 @@ def _cpu(shard: ShardSpec, build: CommandBuilder) -> None:
         "cpu",
         "a CPU shard: vLLM picks its CPU platform only when told, or from a '+cpu' build",
     )
+    if shard.kv_cache_mib:
+        whole = shard.kv_cache_mib // GIB
+        rounded = "" if whole * GIB == shard.kv_cache_mib else f", {shard.kv_cache_mib} MiB rounded down"
+        build.put(
+            "VLLM_CPU_KVCACHE_SPACE",
+            str(whole),
+            f"the memory placement reserved for the KV cache, in GiB{rounded}: without it vLLM "
+            f"wants 92% of the NUMA node's memory free at start",
+        )
     if shard.threads:
         build.put(
             "VLLM_CPU_OMP_THREADS_BIND",

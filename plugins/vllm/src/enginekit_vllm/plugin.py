@@ -80,6 +80,15 @@ class VllmEngine:
         return shard_notes(self.config, shard)
 
     @hookimpl
+    def leader_exit(self, shard: ShardSpec) -> str:
+        """A worker keeps running: a --headless worker stayed up minutes after its leader left.
+
+        Under Ray, ``ray start --block`` keeps the worker node in a cluster whose head is
+        gone until its own GCS timeout; either way the supervisor stops it.
+        """
+        return "must_be_stopped"
+
+    @hookimpl
     def help_command(self, command: Command) -> Command:
         """``vllm serve --help=all`` (plain ``--help`` lists only config groups); ``ray start --help``."""
         from enginekit.plugin import Command
