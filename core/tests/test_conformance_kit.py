@@ -918,7 +918,7 @@ def test_a_worker_lifetime_that_is_no_answer_fails(answer: object) -> None:
             return answer
 
     worker = make_replica(engine="tiny", nnodes=2)[1]
-    with pytest.raises(AssertionError, match="leader_exit.*expected 'stops' or 'must_be_stopped'"):
+    with pytest.raises(AssertionError, match=r"leader_exit.*expected 'stops' or 'must_be_stopped'"):
         kit(Garbled()).check_plans(worker)
 
 

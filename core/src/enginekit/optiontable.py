@@ -1,7 +1,7 @@
 """An engine's options per release, from the table its plugin ships, and what one release accepts.
 
 A plugin generates its table by running each release's own argument parser and ships it
-as the ``TABLE`` of its ``options_table`` module (the format is described in the project's ``docs/option-tables.md``).
+as the ``TABLE`` of its ``options_table`` module (the format: ``docs/option-tables.md``).
 The core reads it, checks its shape, and answers for one configured release: which
 options it accepts, how many values each takes, how a generated flag is spelt there, and,
 for an option it does not accept, what is known about it ("did you mean", "from 0.34.0

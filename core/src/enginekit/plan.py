@@ -13,7 +13,6 @@ from enginekit.contract import MASK, masked
 from enginekit.model import Command, ShardSpec
 from enginekit.ncclenv import DroppedVar
 
-
 #: ``LaunchPlan.on_leader_exit`` of a worker rank whose processes exit by themselves once
 #: the leader is gone.
 STOPS = "stops"

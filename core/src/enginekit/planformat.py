@@ -197,7 +197,8 @@ def _leader_exit(doc: _PlanDoc, problems: list[str]) -> str:
     if doc.on_leader_exit is None:
         return "" if leader else MUST_BE_STOPPED
     if leader and doc.on_leader_exit != "":
-        problems.append(f"plan.on_leader_exit: {doc.on_leader_exit!r}, but the shard is the leader (expected '')")
+        shown = repr(doc.on_leader_exit)[:40]
+        problems.append(f"plan.on_leader_exit: {shown}, but the shard is the leader (expected '')")
     elif not leader and doc.on_leader_exit not in LEADER_EXIT_CHOICES:
         expected = " or ".join(repr(choice) for choice in LEADER_EXIT_CHOICES)
         shown = repr(doc.on_leader_exit)[:40]

@@ -66,13 +66,19 @@ def test_a_cpu_shards_openmp_pool_is_its_share_of_the_reserved_cores_and_never_z
     # OMP_NUM_THREADS=0 is not "automatic": OpenMP rejects it and falls back to every core
     # of the node, whoever else placement put there.
     cpu = profile(tp=per_node, gpus_per_node=per_node, args=())
-    (command,) = build(VllmConfig(), single(gpu_indices=(), threads=threads, kv_cache_mib=1024, profile=cpu), None)
+    (command,) = build(
+        VllmConfig(), single(gpu_indices=(), threads=threads, kv_cache_mib=1024, profile=cpu), None
+    )
     assert command.env["OMP_NUM_THREADS"] == expected
     assert command.env["VLLM_CPU_OMP_THREADS_BIND"] == "nobind"
 
 
 def test_a_cpu_shard_without_reserved_cores_leaves_openmp_to_vllm() -> None:
-    (command,) = build(VllmConfig(), single(gpu_indices=(), threads=0, kv_cache_mib=1024, profile=profile(tp=1, args=())), None)
+    (command,) = build(
+        VllmConfig(),
+        single(gpu_indices=(), threads=0, kv_cache_mib=1024, profile=profile(tp=1, args=())),
+        None,
+    )
     assert "OMP_NUM_THREADS" not in command.env
     assert "VLLM_CPU_OMP_THREADS_BIND" not in command.env
     assert command.env["VLLM_TARGET_DEVICE"] == "cpu"
@@ -260,7 +266,12 @@ def test_every_variable_vllm_adds_carries_its_reviewed_explanation() -> None:
     )
     assert {
         key: command.why[key]
-        for key in ("VLLM_TARGET_DEVICE", "VLLM_CPU_KVCACHE_SPACE", "VLLM_CPU_OMP_THREADS_BIND", "OMP_NUM_THREADS")
+        for key in (
+            "VLLM_TARGET_DEVICE",
+            "VLLM_CPU_KVCACHE_SPACE",
+            "VLLM_CPU_OMP_THREADS_BIND",
+            "OMP_NUM_THREADS",
+        )
     } == {
         "VLLM_TARGET_DEVICE": "a CPU shard: vLLM picks its CPU platform only when told, or from a '+cpu' build",
         "VLLM_CPU_KVCACHE_SPACE": (
