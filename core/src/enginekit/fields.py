@@ -60,10 +60,12 @@ def resolve_executable(configured: str, installed: Path | None, relative: str) -
     return str(installed / relative) if installed is not None else configured
 
 
-def check_version(*, final_only: bool = False) -> Any:
-    """attrs validator: a release :func:`enginekit.versions.parse_version` reads."""
+def check_version(*, final_only: bool = False, optional: bool = False) -> Any:
+    """attrs validator: a release :func:`enginekit.versions.parse_version` reads ("" when ``optional``)."""
 
     def check(_instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        if optional and value == "":
+            return
         try:
             parse_version(value, final_only=final_only)  # type: ignore[arg-type]
         except ValueError as exc:
@@ -72,9 +74,16 @@ def check_version(*, final_only: bool = False) -> Any:
     return check
 
 
-def version(default: str, *, final_only: bool = False) -> Any:
-    """A config field holding the engine's release: ``version: str = version("0.34.0")``."""
-    return attrs.field(default=default, validator=check_version(final_only=final_only))
+def version(default: str = "", *, final_only: bool = False) -> Any:
+    """A config field holding the engine's release: ``version: str = version()``.
+
+    With no default (""), a site that does not say which release it runs leaves it empty,
+    and the plugin says in its plans which release it assumed; a plugin whose checks
+    follow the release should take that default rather than guess one silently.
+    """
+    return attrs.field(
+        default=default, validator=check_version(final_only=final_only, optional=default == "")
+    )
 
 
 def check_allow_args(allowable: Collection[str], *, never: Collection[str] = ()) -> Any:

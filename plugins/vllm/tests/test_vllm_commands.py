@@ -330,12 +330,14 @@ def test_notes_say_what_the_key_leaves_open_and_what_else_listens() -> None:
     engine = engine_for(VllmEngine(), "vllm")
     (key_note,) = engine.notes(single())
     assert key_note.startswith(
-        "VLLM_API_KEY guards only paths under /v1, /v2, /inference, /cohere (vLLM 0.34.0)"
+        "VLLM_API_KEY guards only paths under /v1, /v2, /inference, /cohere (vLLM 0.34.0, as from 0.27.0)"
     )
     assert "/metrics" in key_note
     assert "/invocations, which runs inference" in key_note
     old = engine_for(VllmEngine(VllmConfig(version="0.20.0")), "vllm")
-    assert old.notes(single())[0].startswith("VLLM_API_KEY guards only paths under /v1 (vLLM 0.11.0)")
+    assert old.notes(single())[0].startswith(
+        "VLLM_API_KEY guards only paths under /v1 (vLLM 0.20.0, as from 0.11.0)"
+    )
     assert engine.notes(single(api_key="")) == [
         "no API key: every endpoint at 10.0.0.11:8000 answers whoever reaches it"
     ]
@@ -345,6 +347,46 @@ def test_notes_say_what_the_key_leaves_open_and_what_else_listens() -> None:
     ]
     ray_notes = engine_for(RAY, "vllm").notes(two_node(1))
     assert "Ray head at 10.0.0.11:6379 takes jobs from whoever reaches it" in ray_notes[0]
+
+
+@pytest.mark.parametrize(
+    ("release", "guarded"),
+    [
+        # GUARDED_PREFIX in each wheel: entrypoints/serve/middleware/authenticate.py (0.29.0
+        # on), entrypoints/serve/utils/server_utils.py (0.22.0-0.28.0); before 0.22.0
+        # entrypoints/openai/api_server.py tests startswith("/v1").
+        ("0.21.0", "/v1"),
+        ("0.22.0", "/v1, /v2, /inference"),
+        ("0.26.0", "/v1, /v2, /inference"),
+        ("0.27.0", "/v1, /v2, /inference, /cohere"),
+        ("0.32.0", "/v1, /v2, /inference, /cohere"),
+    ],
+)
+def test_the_key_note_lists_the_paths_each_release_guards(release: str, guarded: str) -> None:
+    engine = engine_for(VllmEngine(VllmConfig(version=release)), "vllm")
+    assert engine.notes(single())[0].startswith(
+        f"VLLM_API_KEY guards only paths under {guarded} (vLLM {release}"
+    )
+
+
+def test_adapter_and_kv_event_notes_say_how_vllm_names_and_publishes() -> None:
+    # 0.11.0-0.34.0: requests name the adapter in "model"; OpenAIServingModels numbers the
+    # --lora-modules from AtomicCounter(0).inc(1), so the first is 1; BlockPool publishes
+    # BlockStored from cache_full_blocks only (0.34.0 v1/core/block_pool.py).
+    lora = single(
+        profile=attrs.evolve(single().profile, adapters=adapters()[:2], kv_events=True), kv_events_port=41007
+    )
+    notes = engine_for(VllmEngine(), "vllm").notes(lora)
+    names = [a.name for a in adapters()[:2]]
+    assert (
+        f'a request picks an adapter by name in its "model" field (/v1/models lists them); vLLM numbers '
+        f"them from 1 as listed, and its KV-cache events report that number as lora_id "
+        f"({names[0]} = 1, {names[1]} = 2)"
+    ) in notes
+    assert any(
+        n.startswith("KV-cache events are published per full block only") and "128 on vLLM's CPU" in n
+        for n in notes
+    )
 
 
 def test_the_plan_renders_masked() -> None:

@@ -21,7 +21,8 @@ def lora(shard: ShardSpec, *, serving: bool) -> list[str]:
         return []
     import json  # here: most shards have no adapter, and start-up time counts
 
-    # In order: vLLM numbers adapters as listed, and requests apply them by that id.
+    # In order: vLLM numbers adapters from 1 as listed (the lora_id of its KV events);
+    # requests pick one by name.
     modules = [
         f"{a.name}={a.path}" if "," not in a.path else json.dumps({"name": a.name, "path": a.path})
         for a in adapters

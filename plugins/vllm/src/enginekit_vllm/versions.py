@@ -32,12 +32,14 @@ MIG_WORKS_SINCE: Version | None = None
 #: grouped help exists in 0.11.0 and 0.34.0; older releases list all.
 HELP_ALL_SINCE: Version = vllm_release("0.11.0")
 
-#: The paths the API key guards (``GUARDED_PREFIX``): 0.34.0
-#: ``entrypoints/serve/middleware/authenticate.py``, 0.23.0
-#: ``entrypoints/serve/utils/server_utils.py``, 0.11.0 ``openai/api_server.py`` (``/v1`` only).
+#: The paths the API key guards, read from every release's wheel: ``GUARDED_PREFIX`` in
+#: ``entrypoints/serve/middleware/authenticate.py`` (0.29.0 on) or
+#: ``entrypoints/serve/utils/server_utils.py`` (0.22.0 to 0.28.0); before 0.22.0 the
+#: middleware in ``entrypoints/openai/api_server.py`` tests ``startswith("/v1")`` only.
+#: ``/cohere`` is absent from 0.26.0 and present from 0.27.0.
 GUARDED_PREFIXES: Mapping[Version, tuple[str, ...]] = {
-    vllm_release("0.34.0"): ("/v1", "/v2", "/inference", "/cohere"),
-    vllm_release("0.23.0"): ("/v1", "/v2", "/inference"),
+    vllm_release("0.27.0"): ("/v1", "/v2", "/inference", "/cohere"),
+    vllm_release("0.22.0"): ("/v1", "/v2", "/inference"),
     vllm_release("0.11.0"): ("/v1",),
 }
 
