@@ -230,10 +230,30 @@ def test_two_nodes_leader_ready_only_with_its_worker_and_unhealthy_without(
     assert leader.alive()
 
 
+#: Seconds between heartbeats in the leader-exit test: three missed ones (1.5 s) are the
+#: window in which a worker notices a leader that went silent.
+HEARTBEAT = 0.5
+#: What the window does not cover: the worker's own exit, on a loaded test machine.
+EXIT_SLACK = 3.0
+
+
+@pytest.mark.parametrize(
+    ("sig", "why"),
+    [
+        (signal.SIGTERM, "connection closed"),
+        (signal.SIGKILL, "connection closed"),
+        # Stopped, the leader keeps its connections open and says nothing: only the
+        # missing heartbeats tell, as with a hung leader or a node cut off.
+        (signal.SIGSTOP, f"no heartbeat for {3 * HEARTBEAT:g} s"),
+    ],
+    ids=["terminated", "killed", "hung"],
+)
 def test_two_nodes_waits_for_all_workers_and_workers_die_with_the_leader(
-    start: Start, render: Render
+    start: Start, render: Render, sig: signal.Signals, why: str
 ) -> None:
-    leader_spec, worker_spec = two_node_specs()
+    leader_spec, worker_spec = two_node_specs(heartbeat=f"{HEARTBEAT:g}")
+    # The plan tells a supervisor it need not stop the worker: this test holds it to that.
+    assert engine_for(SimEngine(), "sim").plan(worker_spec).on_leader_exit == "stops"
     leader = start(render(leader_spec))
     url = base(leader_spec)
     # What a supervisor does for wait_for_leader_port: hold the worker until it accepts.
@@ -243,9 +263,26 @@ def test_two_nodes_waits_for_all_workers_and_workers_die_with_the_leader(
     assert request(url + "/health")[0] == 503
     worker = start(render(worker_spec))
     poll(url + "/health", lambda s: s == 200, timeout=60)
-    leader.kill()
-    assert worker.wait(10) == 1
-    assert "went away" in worker.output()
+    gone = time.monotonic()
+    leader.kill(sig)
+    assert worker.wait(3 * HEARTBEAT + EXIT_SLACK) == 1, "the worker exits by itself, with status 1"
+    assert time.monotonic() - gone < 3 * HEARTBEAT + EXIT_SLACK
+    assert f"went away ({why})" in worker.output()
+    if sig == signal.SIGSTOP:
+        assert leader.alive(), "a hung leader is still there: the worker did not wait for it to exit"
+
+
+def test_a_cpu_shard_runs_with_the_kv_cache_placement_reserved(
+    start: Start, render: Render, make_shard: MakeShard
+) -> None:
+    spec = make_shard(gpu_indices=(), threads=2, kv_cache_mib=3)
+    command = render(spec, block_size=4, kv_bytes_per_token=65_536)
+    assert "--num-gpu-blocks-override" not in command.args
+    proc = start(command)
+    poll(base(spec) + "/health", lambda s: s == 200, timeout=60)
+    # 3 MiB over 4 tokens x 64 KiB: 12 blocks, exactly.
+    assert "KV cache: 3145728 bytes hold 12 blocks of 4 tokens x 65536 bytes" in proc.output()
+    assert "devices none (CPU)" in proc.output()
 
 
 def test_kv_events_reach_a_subscriber_in_vllm_format(

@@ -17,9 +17,11 @@ import pytest
 from enginekit import Profile
 from enginekit.convert import structure
 from enginekit.errors import SpecError
+from enginekit.model import MAX_KV_CACHE_MIB
 from enginekit.testing import engine_for
 from enginekit_sim import cli
 from enginekit_sim.config import Real, SimConfig
+from enginekit_sim.limits import MAX_KV_CACHE_BYTES
 from enginekit_sim.plugin import SimEngine
 from enginekit_sim.settings import LIMITS, StartupError, settings_from
 
@@ -71,6 +73,7 @@ def test_a_float_field_takes_only_a_finite_real_number(field: str, value: object
         ("max_model_len", 2**40, "max_model_len must be between 1 and 16777216 tokens, got 1099511627776"),
         ("block_size", 4096, "block_size must be between 1 and 1024 tokens, got 4096"),
         ("num_gpu_blocks", 0, "num_gpu_blocks must be between 1 and 16777216 blocks, got 0"),
+        ("kv_bytes_per_token", 0, "kv_bytes_per_token must be between 1 and 16777216 bytes, got 0"),
     ],
 )
 def test_numbers_keep_to_their_domain(field: str, value: float, message: str) -> None:
@@ -78,7 +81,8 @@ def test_numbers_keep_to_their_domain(field: str, value: float, message: str) ->
 
 
 @pytest.mark.parametrize(
-    ("field", "value"), [("max_num_seqs", True), ("block_size", "16"), ("max_model_len", 4.5)]
+    ("field", "value"),
+    [("max_num_seqs", True), ("block_size", "16"), ("max_model_len", 4.5), ("kv_bytes_per_token", "131072")],
 )
 def test_integer_fields_stay_strict(field: str, value: object) -> None:
     assert refusal({field: value}).startswith(f"{PATH}.{field}: expected an integer")
@@ -143,6 +147,7 @@ def test_an_integer_in_the_args_must_be_plain_digits(value: str) -> None:
         (("--startup-seconds", "1e400"), "--startup-seconds must be a finite number"),
         (("--block-size", "0"), "--block-size must be between 1 and 1024 tokens"),
         (("--heartbeat-seconds", "0"), "--heartbeat-seconds must be between 0.001 and 3600 seconds"),
+        (("--kv-bytes-per-token", "16777217"), "--kv-bytes-per-token must be between 1 and 16777216 bytes"),
     ],
 )
 def test_numbers_in_the_args_keep_to_the_servers_limits(args: tuple[str, ...], message: str) -> None:
@@ -176,3 +181,14 @@ def test_the_server_refuses_infinite_and_huge_numbers_at_start() -> None:
     assert "--ttft-ms must be a finite number, got inf" in text
     assert "--itl-ms must be a finite number, got nan" in text
     assert "--max-num-seqs must be between 1 and 65536 requests, got 100000000" in text
+
+
+def test_the_servers_memory_limit_is_the_most_a_shard_spec_reserves() -> None:
+    assert MAX_KV_CACHE_BYTES == MAX_KV_CACHE_MIB * 1024 * 1024
+    with pytest.raises(StartupError) as error:
+        settings_from(serve_args("--kv-cache-memory-bytes", "0", "--kv-bytes-per-token", "0"), {})
+    assert str(error.value) == (
+        "--kv-cache-memory-bytes must be between 1 and 70368744177664 bytes, got 0; "
+        "--kv-bytes-per-token must be between 1 and 16777216 bytes, got 0"
+    )
+    assert settings_from(serve_args("--kv-cache-memory-bytes", str(MAX_KV_CACHE_BYTES)), {}).num_blocks

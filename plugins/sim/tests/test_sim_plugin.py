@@ -9,19 +9,22 @@ from pathlib import Path
 import pytest
 from enginekit.convert import load_document, structure
 from enginekit.errors import EngineError, SpecError
-from enginekit.model import Adapter, GPUInfo, Profile, ShardSpec
+from enginekit.model import MAX_KV_CACHE_MIB, Adapter, GPUInfo, Profile, ShardSpec
 from enginekit.registry import Registry
 from enginekit.testing import check_engine, engine_for
+from enginekit_sim import cli
 from enginekit_sim.config import SimConfig
 from enginekit_sim.plugin import SimEngine
+from enginekit_sim.settings import settings_from
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-TUNING = (
+LATENCY = (
     *("--startup-seconds", "2", "--ttft-ms", "50", "--itl-ms", "15", "--prefill-ms-per-token", "0"),
     *("--max-num-seqs", "256", "--max-model-len", "4096", "--seed", "0", "--block-size", "16"),
-    *("--num-gpu-blocks-override", "2048", "--kv-event-format", "map"),
+    *("--kv-bytes-per-token", "131072"),
 )
+TUNING = (*LATENCY, "--num-gpu-blocks-override", "2048", "--kv-event-format", "map")
 START = ("-I", "-m", "enginekit_sim", "serve")
 
 
@@ -168,6 +171,79 @@ def test_adapters_kv_events_threads_and_config_are_rendered() -> None:
     assert command.env["CUDA_VISIBLE_DEVICES"] == ""
 
 
+def cpu_spec(**fields: object) -> ShardSpec:
+    values: dict[str, object] = {"profile": profile(), "http_port": 8000, "gpu_indices": (), "threads": 8}
+    values.update(fields)
+    return ShardSpec(**values)  # type: ignore[arg-type]
+
+
+def test_a_cpu_shard_given_kv_cache_memory_sizes_the_cache_in_bytes() -> None:
+    (command,) = check_engine(sim(), cpu_spec(kv_cache_mib=4096))
+    assert command.args == (
+        *START,
+        *("/models/llama-8b", "--served-model-name", "llama"),
+        *("--tensor-parallel-size", "1", "--pipeline-parallel-size", "1"),
+        *("--host", "0.0.0.0", "--port", "8000"),
+        *("--threads", "8"),
+        *LATENCY,
+        *("--kv-cache-memory-bytes", str(4096 * 1024 * 1024), "--kv-event-format", "map"),
+    )
+    assert "--num-gpu-blocks-override" not in command.args, "the server refuses both"
+    assert command.env["CUDA_VISIBLE_DEVICES"] == ""
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        cpu_spec(kv_cache_mib=0),
+        # kv_cache_mib is the memory of a shard with no GPU: on GPUs it sizes nothing.
+        cpu_spec(kv_cache_mib=4096, gpu_indices=(0,), threads=0),
+    ],
+    ids=["cpu-without-kv-cache-mib", "gpu-with-kv-cache-mib"],
+)
+def test_without_placement_memory_the_cache_is_the_nodes_blocks(spec: ShardSpec) -> None:
+    (command,) = check_engine(sim(num_gpu_blocks=512, kv_bytes_per_token=327_680), spec)
+    assert "--kv-cache-memory-bytes" not in command.args
+    assert command.args[command.args.index("--num-gpu-blocks-override") + 1] == "512"
+    assert command.args[command.args.index("--kv-bytes-per-token") + 1] == "327680"
+
+
+def test_the_rendered_memory_is_what_the_server_turns_into_blocks() -> None:
+    # The most any spec may reserve still renders a command the server starts with.
+    for mib, blocks in ((4096, 2048), (MAX_KV_CACHE_MIB, MAX_KV_CACHE_MIB // 2)):
+        (command,) = sim().commands(cpu_spec(kv_cache_mib=mib))
+        namespace = cli.build_parser().parse_args(command.args[3:])
+        assert settings_from(namespace, command.env).num_blocks == blocks
+
+
+def test_a_profile_giving_blocks_to_a_cpu_shard_sized_by_memory_is_refused() -> None:
+    blocks = profile(args=("--num-gpu-blocks-override", "64"))
+    with pytest.raises(EngineError) as error:
+        sim().commands(cpu_spec(profile=blocks, kv_cache_mib=2048))
+    assert str(error.value) == (
+        "profile 'llama-8b': args: '--num-gpu-blocks-override' sizes the KV cache in blocks, but on "
+        "this CPU shard the shard spec's kv_cache_mib (2048 MiB) sizes it, and the simulated engine "
+        "refuses both: remove it from the profile's args (--kv-bytes-per-token sets how many blocks "
+        "the memory holds), or leave kv_cache_mib 0"
+    )
+    with pytest.raises(EngineError, match="the shard spec's kv_cache_mib"):
+        engine_for(sim(), "sim").plan(cpu_spec(profile=blocks, kv_cache_mib=2048))
+    # Where no memory sizes the cache, the profile's blocks win over the node's, as ever.
+    for spec in (cpu_spec(profile=blocks), cpu_spec(profile=blocks, gpu_indices=(0,), kv_cache_mib=2048)):
+        (command,) = check_engine(sim(), spec)
+        assert command.args[-2:] == ("--num-gpu-blocks-override", "64")
+
+
+def test_a_worker_stops_by_itself_when_its_leader_goes() -> None:
+    engine = engine_for(sim(), "sim")
+    worker = engine.plan(two_node_spec(1))
+    assert worker.on_leader_exit == "stops"
+    assert "when the leader exits: this rank exits by itself" in worker.render_text()
+    assert engine.plan(two_node_spec(0)).on_leader_exit == ""
+    assert engine.plan(ShardSpec(profile=profile(), http_port=8000, gpu_indices=(0,))).on_leader_exit == ""
+    assert sim().leader_exit(two_node_spec(1)) == "stops"
+
+
 def test_kv_events_without_a_port_are_not_sent_and_the_plan_says_so() -> None:
     spec = ShardSpec(profile=profile(kv_events=True), http_port=8000, gpu_indices=(0,))
     engine = engine_for(sim(), "sim")
@@ -240,6 +316,16 @@ def problems(args: tuple[str, ...], **config: object) -> list[str]:
         (("--kv-events-config", "{}"), "set profile.kv_events and the shard spec's kv_events_port instead"),
         (("--master-port", "1"), "the shard spec's leader_port sets it"),
         (("--threads", "2"), "the shard spec's threads sets it"),
+        (
+            ("--kv-cache-memory-bytes", "4294967296"),
+            "'--kv-cache-memory-bytes' sets --kv-cache-memory-bytes, which enginekit manages; the "
+            "shard spec's kv_cache_mib sets it on a CPU shard; size the cache with "
+            "--num-gpu-blocks-override instead",
+        ),
+        (
+            ("--kv-bytes-per-token", "0"),
+            "the simulated engine refuses them: --kv-bytes-per-token must be between 1 and 16777216 bytes",
+        ),
         (
             ("--api-key", "k"),
             "args[0]: --api-key puts a secret on the command line, which every local user can read; "
@@ -348,7 +434,8 @@ def test_validate_accepts_tuning_faults_and_vllm_parity_options() -> None:
     args = (
         *("--ttft-ms=120", "--itl-ms", "20", "--max-num-seqs", "4", "--fault", "crash-after-requests:3:9@0"),
         *("--fault", "hang-at-start", "--dtype", "bfloat16", "--no-enable-prefix-caching", "-q", "awq"),
-        *("--gpu-memory-utilization", "0.8", "--seed", "-1"),
+        *("--gpu-memory-utilization", "0.8", "--seed", "-1", "--kv-bytes-per-token", "327680"),
+        *("--num-gpu-blocks-override", "64"),
     )
     assert problems(args) == []
     assert problems(("--trust-remote-code",), allow_args=("--trust-remote-code",)) == []

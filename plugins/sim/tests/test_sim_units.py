@@ -238,6 +238,58 @@ def test_settings_refuse_what_a_real_engine_refuses() -> None:
     assert "Zq9-secret" not in repr(settings)
 
 
+GIB = 1024**3
+
+
+@pytest.mark.parametrize(
+    ("args", "blocks", "note"),
+    [
+        ((), 2048, ""),
+        (("--num-gpu-blocks-override", "64"), 64, ""),
+        # 4 GiB over 16 tokens x 128 KiB (the default bytes per token): 2048 blocks, exactly.
+        (
+            ("--kv-cache-memory-bytes", str(4 * GIB)),
+            2048,
+            "KV cache: 4294967296 bytes hold 2048 blocks of 16 tokens x 131072 bytes (2097152 bytes each)",
+        ),
+        (
+            ("--kv-cache-memory-bytes", "100000", "--block-size", "32", "--kv-bytes-per-token", "1000"),
+            3,
+            "KV cache: 100000 bytes hold 3 blocks of 32 tokens x 1000 bytes (32000 bytes each); "
+            "rounded down, 4000 bytes left over",
+        ),
+        (
+            ("--kv-cache-memory-bytes", "1000"),
+            1,
+            "KV cache: 1000 bytes are less than one block of 16 tokens x 131072 bytes (2097152 bytes); "
+            "rounded up to 1 block",
+        ),
+    ],
+)
+def test_the_kv_cache_capacity_is_in_blocks_given_or_worked_out_from_bytes(
+    args: tuple[str, ...], blocks: int, note: str
+) -> None:
+    settings = settings_from(serve_args(*args), {})
+    assert (settings.num_blocks, settings.kv_cache_note) == (blocks, note)
+    assert Engine(settings).cache.capacity == blocks
+
+
+BOTH = (
+    "--kv-cache-memory-bytes and --num-gpu-blocks-override both size the KV cache; give one: the "
+    "memory (its blocks worked out with --block-size and --kv-bytes-per-token) or the number of blocks"
+)
+
+
+def test_memory_and_blocks_together_are_refused_at_start(capsys: pytest.CaptureFixture[str]) -> None:
+    both = ("--kv-cache-memory-bytes", str(GIB), "--num-gpu-blocks-override", "64")
+    with pytest.raises(StartupError) as error:
+        settings_from(serve_args(*both), {})
+    assert str(error.value) == BOTH
+    # Reported with every other problem at once, and the process exits 1 before listening.
+    assert cli.main(["serve", "/m", *both, "--port", "0", "-n", "0"], {}) == 1
+    assert capsys.readouterr().err == (f"enginekit-sim: error: --nnodes must be at least 1, got 0; {BOTH}\n")
+
+
 def test_devices_lists_what_the_process_was_given(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["devices"], {"CUDA_VISIBLE_DEVICES": "0,MIG-abc"}) == 0
     assert capsys.readouterr().out == "GPU 0\nGPU MIG-abc\n"

@@ -20,6 +20,13 @@ API_KEY_ENV = "ENGINEKIT_API_KEY"
 #: Set by the plugin when a cpu-fallback fault applies: the device listing, run in the
 #: shard's environment, then reports no GPU.
 CPU_FALLBACK_ENV = "ENGINEKIT_SIM_CPU_FALLBACK"
+#: The KV cache's capacity in blocks when neither ``--num-gpu-blocks-override`` nor
+#: ``--kv-cache-memory-bytes`` is given.
+DEFAULT_NUM_GPU_BLOCKS = 2048
+#: Bytes of KV cache one token takes, by default: an 8B-class model with grouped-query
+#: attention in bf16 (Llama 3.1 8B: 32 layers x 8 KV heads x 128 dimensions x 2 for K and V
+#: x 2 bytes = 128 KiB), the size the simulator's latency defaults stand for.
+DEFAULT_KV_BYTES_PER_TOKEN = 131_072
 
 
 class ArgsError(Exception):
@@ -68,7 +75,33 @@ SERVE_OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
     (("--max-model-len",), {"type": int, "default": 4096}),
     (("--seed",), {"type": int, "default": 0}),
     (("--block-size",), {"type": int, "default": 16, "help": "tokens per KV-cache block"}),
-    (("--num-gpu-blocks-override",), {"type": int, "default": 2048, "help": "KV-cache capacity in blocks"}),
+    # None when not given, so that giving it beside --kv-cache-memory-bytes can be refused.
+    (
+        ("--num-gpu-blocks-override",),
+        {
+            "type": int,
+            "default": None,
+            "help": f"KV-cache capacity in blocks (default {DEFAULT_NUM_GPU_BLOCKS})",
+        },
+    ),
+    (
+        ("--kv-cache-memory-bytes",),
+        {
+            "type": int,
+            "default": None,
+            "help": "KV-cache memory in bytes, as vLLM's (plain digits here): the capacity is this "
+            "over --block-size x --kv-bytes-per-token, in whole blocks; not with --num-gpu-blocks-override",
+        },
+    ),
+    (
+        ("--kv-bytes-per-token",),
+        {
+            "type": int,
+            "default": DEFAULT_KV_BYTES_PER_TOKEN,
+            "help": "bytes of KV cache one token takes; the default is an 8B-class model in bf16 "
+            "(32 layers x 8 KV heads x 128 dims x 2 for K and V x 2 bytes)",
+        },
+    ),
     (("--kv-event-format",), {"choices": ("map", "array"), "default": "map"}),
     (("--fault",), {"action": "append", "default": [], "type": _fault, "help": "; ".join(FAULTS.values())}),
     (("--heartbeat-seconds",), {"type": float, "default": 1.0, "help": "leader-worker heartbeat"}),

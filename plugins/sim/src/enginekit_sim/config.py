@@ -8,6 +8,7 @@ from typing import Any
 import attrs
 from enginekit.plugin import allow_args, executable
 
+from enginekit_sim.cli import DEFAULT_KV_BYTES_PER_TOKEN, DEFAULT_NUM_GPU_BLOCKS
 from enginekit_sim.faults import parse_faults
 from enginekit_sim.flags import CODE_LOADING, MANAGED, SECRETS
 from enginekit_sim.limits import LIMITS, Limit, limit_problem
@@ -82,8 +83,16 @@ class SimConfig:
     max_num_seqs: int = attrs.field(default=256, validator=_within("max_num_seqs"))
     max_model_len: int = attrs.field(default=4096, validator=_within("max_model_len"))
     block_size: int = attrs.field(default=16, validator=_within("block_size"))
-    #: The simulated KV cache's capacity in blocks.
-    num_gpu_blocks: int = attrs.field(default=2048, validator=_within("num_gpu_blocks_override"))
+    #: The simulated KV cache's capacity in blocks; on a CPU shard given ``kv_cache_mib``,
+    #: that memory sizes it instead (over ``block_size`` x ``kv_bytes_per_token``).
+    num_gpu_blocks: int = attrs.field(
+        default=DEFAULT_NUM_GPU_BLOCKS, validator=_within("num_gpu_blocks_override")
+    )
+    #: Bytes of KV cache one token takes, which turns a CPU shard's ``kv_cache_mib`` into
+    #: blocks: by default an 8B-class model in bf16 (see ``DEFAULT_KV_BYTES_PER_TOKEN``).
+    kv_bytes_per_token: int = attrs.field(
+        default=DEFAULT_KV_BYTES_PER_TOKEN, validator=_within("kv_bytes_per_token")
+    )
     seed: int = 0
     #: The ZMQ topic of KV-cache events; empty (vLLM's default) sends them untopiced.
     kv_events_topic: str = ""

@@ -41,6 +41,12 @@ MANAGED: dict[str, str] = {
     "--max-loras": "enginekit sets it to the number of profile.adapters",
     "--kv-events-config": "set profile.kv_events and the shard spec's kv_events_port instead",
     "--threads": "the shard spec's threads sets it",
+    # Managed although vLLM's profiles may give it: here only placement's reservation is
+    # memory; a profile sizes the simulated cache in blocks.
+    "--kv-cache-memory-bytes": (
+        "the shard spec's kv_cache_mib sets it on a CPU shard; size the cache with "
+        "--num-gpu-blocks-override instead"
+    ),
 }
 #: Options no profile may pass: a key on a command line is readable by every local user.
 SECRETS: dict[str, str] = {

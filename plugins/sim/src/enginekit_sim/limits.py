@@ -15,6 +15,11 @@ if TYPE_CHECKING:
     import argparse
 
 
+#: The most KV-cache memory a shard may be given, in bytes: the core's ``MAX_KV_CACHE_MIB``
+#: (64 TiB) in bytes, written out so that the server never imports the core.
+MAX_KV_CACHE_BYTES = 64 * 1024 * 1024 * 1024 * 1024
+
+
 @dataclass(frozen=True)
 class Limit:
     """The range of one number of the simulation, both ends included, and its unit."""
@@ -39,6 +44,12 @@ LIMITS: Mapping[str, Limit] = {
     "max_model_len": Limit(1, 16_777_216, "tokens"),
     "block_size": Limit(1, 1024, "tokens"),
     "num_gpu_blocks_override": Limit(1, 16_777_216, "blocks"),
+    # Up to the most a shard spec's kv_cache_mib may reserve (the core's MAX_KV_CACHE_MIB,
+    # 64 TiB), so every spec the core accepts renders a command the server accepts.
+    "kv_cache_memory_bytes": Limit(1, MAX_KV_CACHE_BYTES, "bytes"),
+    # One byte up to 16 MiB a token: a 175B-class model without grouped-query attention in
+    # fp32 takes under 10 MiB (96 layers x 12288 x 2 for K and V x 4 bytes).
+    "kv_bytes_per_token": Limit(1, 16_777_216, "bytes"),
 }
 
 
@@ -67,7 +78,10 @@ def number_problems(args: argparse.Namespace, *, shown: bool = True) -> list[str
     """Each number of ``serve``'s arguments outside its :data:`LIMITS`, named as an option."""
     found = []
     for dest, limit in LIMITS.items():
-        problem = limit_problem("--" + dest.replace("_", "-"), getattr(args, dest), limit, shown=shown)
+        value = getattr(args, dest)
+        if value is None:  # an option with no default left out: nothing to check
+            continue
+        problem = limit_problem("--" + dest.replace("_", "-"), value, limit, shown=shown)
         if problem:
             found.append(problem)
     return found

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from enginekit.plugin import Command, EnginePolicy, GPUInfo, ParsedArgs, Profile, ShardSpec
 
 MODULE = "enginekit_sim"
+MIB = 1024 * 1024
 DEFAULT_CONFIG = SimConfig()
 
 
@@ -93,12 +94,8 @@ class SimEngine:
             *("--itl-ms", f"{config.itl_ms:g}", "--prefill-ms-per-token", f"{config.prefill_ms_per_token:g}"),
             *("--max-num-seqs", str(config.max_num_seqs), "--max-model-len", str(config.max_model_len)),
             *("--seed", str(config.seed), "--block-size", str(config.block_size)),
-            *(
-                "--num-gpu-blocks-override",
-                str(config.num_gpu_blocks),
-                "--kv-event-format",
-                config.kv_event_format,
-            ),
+            *("--kv-bytes-per-token", str(config.kv_bytes_per_token), *self._kv_cache_size(shard)),
+            *("--kv-event-format", config.kv_event_format),
         ]
         for fault in config.faults:
             args += ["--fault", fault]
@@ -126,6 +123,28 @@ class SimEngine:
         )
         waits = shard.is_multi_node() and not shard.is_leader()
         return [build.command(config.python, args, name=name, wait_for_leader_port=waits)]
+
+    def _kv_cache_size(self, shard: ShardSpec) -> tuple[str, str]:
+        """What sizes the KV cache: the memory placement reserved on a CPU shard, else the node's blocks.
+
+        As vLLM is told ``VLLM_CPU_KVCACHE_SPACE``: a GPU shard's cache is what fits beside
+        the model, but a CPU shard's comes out of the node's memory, which placement shares
+        out; the simulator turns the bytes into blocks with ``--kv-bytes-per-token``.
+        """
+        from enginekit_sim import flags
+
+        if not (shard.on_cpu() and shard.kv_cache_mib):
+            return "--num-gpu-blocks-override", str(self.config.num_gpu_blocks)
+        if flags.values(shard.profile.args, "--num-gpu-blocks-override"):
+            # The server refuses both at start; say it here, where the fix is known.
+            raise EngineError(
+                f"profile {shard.profile.name!r}: args: '--num-gpu-blocks-override' sizes the KV "
+                f"cache in blocks, but on this CPU shard the shard spec's kv_cache_mib "
+                f"({shard.kv_cache_mib} MiB) sizes it, and {flags.DISPLAY_NAME} refuses both: remove "
+                f"it from the profile's args (--kv-bytes-per-token sets how many blocks the memory "
+                f"holds), or leave kv_cache_mib 0"
+            )
+        return "--kv-cache-memory-bytes", str(shard.kv_cache_mib * MIB)
 
     def _kv_events(self, shard: ShardSpec) -> str:
         # A host, not '*': vLLM connects (rather than binds) to such an endpoint, and the
@@ -191,6 +210,17 @@ class SimEngine:
 
     def _fault_notes(self, shard: ShardSpec) -> list[str]:
         return [f"fault injected on this rank: {f.kind}" for f in self._faults(shard)]
+
+    @hookimpl
+    def leader_exit(self, shard: ShardSpec) -> str:
+        """A worker exits 1 by itself once its leader is gone: nothing needs to stop it.
+
+        It holds a connection to the leader and exits when the connection closes or three
+        heartbeats (``--heartbeat-seconds``) pass without a word, which covers a leader
+        killed, hung or cut off. A worker still trying to join (its leader never listened)
+        exits after ``--join-timeout`` instead.
+        """
+        return "stops"
 
     @hookimpl
     def device_listing(self) -> Command:

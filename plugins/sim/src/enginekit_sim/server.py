@@ -50,6 +50,8 @@ def serve(args: argparse.Namespace) -> int:
         f"{settings.served_name!r}, TP {settings.tp} x PP {settings.pp}, "
         f"devices {','.join(settings.devices) or 'none (CPU)'}"
     )
+    if settings.kv_cache_note:
+        _say(settings.kv_cache_note)
     return asyncio.run(_main(settings))
 
 

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from enginekit_sim.cli import API_KEY_ENV, visible_devices
+from enginekit_sim.cli import API_KEY_ENV, DEFAULT_NUM_GPU_BLOCKS, visible_devices
 from enginekit_sim.faults import Fault, parse_faults
 
 # The limits live in their own module, which the plugin imports without the server's
@@ -61,6 +61,9 @@ class Settings:
     devices: tuple[str, ...]
     api_key: str = field(default="", repr=False)
     faults: tuple[Fault, ...] = ()
+    #: How ``num_blocks`` was worked out from ``--kv-cache-memory-bytes``, said at start;
+    #: empty when the blocks were given.
+    kv_cache_note: str = ""
 
     @property
     def served_name(self) -> str:
@@ -100,6 +103,7 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Setti
     if adapters and not args.enable_lora:
         problems.append("LoRA is not enabled. Use --enable-lora to enable LoRA.")
     kv_events = _kv_events(args.kv_events_config, args.kv_event_format, problems)
+    num_blocks, kv_cache_note = kv_cache_blocks(args, problems)
     if problems:
         raise StartupError("; ".join(problems))
     faults = tuple(f for f in parse_faults(args.fault) if f.applies_to(args.node_rank))
@@ -125,13 +129,46 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Setti
         max_model_len=args.max_model_len,
         seed=args.seed,
         block_size=args.block_size,
-        num_blocks=args.num_gpu_blocks_override,
+        num_blocks=num_blocks,
         heartbeat_s=args.heartbeat_seconds,
         join_timeout_s=args.join_timeout,
         devices=() if any(f.kind == "cpu-fallback" for f in faults) else devices,
         api_key=environ.get(API_KEY_ENV, ""),
         faults=faults,
+        kv_cache_note=kv_cache_note,
     )
+
+
+def kv_cache_blocks(args: argparse.Namespace, problems: list[str]) -> tuple[int, str]:
+    """The KV cache's capacity in blocks, and how it was worked out when given in bytes.
+
+    ``--kv-cache-memory-bytes`` holds as many whole blocks of ``--block-size`` tokens of
+    ``--kv-bytes-per-token`` bytes as fit, and at least one; the note says so when it
+    rounds. Given with ``--num-gpu-blocks-override`` it is a problem: two sizes for one
+    cache, and a simulation that silently picked one would hide which a test exercised.
+    """
+    memory, blocks = args.kv_cache_memory_bytes, args.num_gpu_blocks_override
+    if memory is None:
+        return (DEFAULT_NUM_GPU_BLOCKS if blocks is None else blocks), ""
+    if blocks is not None:
+        problems.append(
+            "--kv-cache-memory-bytes and --num-gpu-blocks-override both size the KV cache; give "
+            "one: the memory (its blocks worked out with --block-size and --kv-bytes-per-token) "
+            "or the number of blocks"
+        )
+        return 0, ""
+    block_bytes = args.block_size * args.kv_bytes_per_token
+    if memory < 1 or block_bytes < 1:  # out of range: number_problems has said so
+        return 0, ""
+    count, left = divmod(memory, block_bytes)
+    shape = f"blocks of {args.block_size} tokens x {args.kv_bytes_per_token} bytes ({block_bytes} bytes each)"
+    if count == 0:
+        return 1, (
+            f"KV cache: {memory} bytes are less than one block of {args.block_size} tokens x "
+            f"{args.kv_bytes_per_token} bytes ({block_bytes} bytes); rounded up to 1 block"
+        )
+    rounded = f"; rounded down, {left} bytes left over" if left else ""
+    return count, f"KV cache: {memory} bytes hold {count} {shape}{rounded}"
 
 
 def _adapters(items: list[str], problems: list[str]) -> dict[str, str]:
