@@ -220,8 +220,8 @@ class OptionTable:
     def from_package(cls, package: str, module: str = "options_table") -> OptionTable:
         """The table a plugin package ships as ``<package>.<module>.TABLE``, read once per process.
 
-        A module, not a data file: importing it is no file read inside a hook, and Python
-        keeps it compiled.
+        ``TABLE`` is the JSON document as a string. A module, not a data file: importing
+        it is no file read inside a hook, and Python keeps it compiled.
         """
         return _package_table(package, module)
 
@@ -296,12 +296,19 @@ class OptionTable:
 @functools.cache
 def _package_table(package: str, module: str) -> OptionTable:
     import importlib
+    import json  # here: only validating a profile with pass-through args needs it
 
     where = f"{package}.{module}"
     try:
-        data = importlib.import_module(where).TABLE
+        text = importlib.import_module(where).TABLE
     except (ImportError, AttributeError) as error:
         raise OptionTableError(f"{where}: no option table ({error})") from None
+    if not isinstance(text, str):
+        raise OptionTableError(f"{where}: TABLE is {type(text).__name__}, expected the JSON document as text")
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise OptionTableError(f"{where}: TABLE is not JSON ({error})") from None
     return OptionTable.from_document(data, name=where)
 
 
