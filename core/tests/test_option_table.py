@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 from enginekit.args import ArgSyntax
-from enginekit.optiontable import Allowable, OptionTable, OptionTableError, check_option_document
+from enginekit.fields import Allowable
+from enginekit.optiontable import OptionTable, OptionTableError, check_option_document
 
 
 def document() -> dict[str, Any]:

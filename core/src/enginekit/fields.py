@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -119,3 +119,37 @@ def allow_args(allowable: Collection[str], *, never: Collection[str] = ()) -> An
     # builds the class, and a builtin's costs compiling the tokenizer's patterns (~3 ms of
     # every start that imports an engine's config).
     return attrs.field(default=(), converter=_as_tuple, validator=check_allow_args(allowable, never=never))
+
+
+#: A long option's spelling: what ``allow_args`` may name beyond a plugin's refused flags.
+_LONG_OPTION = re.compile(r"--[A-Za-z0-9][A-Za-z0-9_-]*\Z")
+
+
+class Allowable(Collection[str]):
+    """The options a site may name in ``allow_args``.
+
+    Those the plugin refuses by default, and any long option its table does not know: an
+    option of a release newer than the table, refused until the site vouches for it. An
+    option some read release accepts is no allowance (every profile may use it where the
+    release has it), so naming one is a mistake. Iterating gives the refused ones, the
+    list a message can show.
+    """
+
+    def __init__(self, refused: Iterable[str], known: Callable[[], Collection[str]]) -> None:
+        """:param known: Every option of the table, asked for only when a site names one
+        the plugin does not refuse: reading the table is left to the configs that need it."""
+        self._refused = frozenset(refused)
+        self._known = known
+
+    def __contains__(self, flag: object) -> bool:
+        if not isinstance(flag, str):
+            return False
+        if flag in self._refused:
+            return True
+        return bool(_LONG_OPTION.match(flag)) and flag not in self._known()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._refused))
+
+    def __len__(self) -> int:
+        return len(self._refused)

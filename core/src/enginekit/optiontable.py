@@ -10,10 +10,9 @@ on", "removed in 0.26.0", "renamed to …").
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -28,7 +27,6 @@ TABLE_FORMAT = 1
 #: any number of values and at least one. They read as "several" (None) in an arity table.
 _LIST_TAKES = ("?", "*", "+")
 _OPTION = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
-_LONG_OPTION = re.compile(r"--[A-Za-z0-9][A-Za-z0-9_-]*\Z")
 #: How alike an unknown option must be to a real one to be offered as "did you mean".
 _CLOSE = 0.8
 
@@ -374,12 +372,17 @@ class ReleaseOptions:
         rename = table.renames.get(option)
         if rename and self.accepts(rename[0]):
             return f": renamed to {rename[0]} in {rename[1]}; use that"
-        for old, (new, since) in table.renames.items():
+        for old, (new, _since) in table.renames.items():
             if new == option and self.accepts(old):
-                return f": it is from {since} on, where it replaced {old} (use that here)"
+                # The first release with the new spelling, not the rename's ``since`` (the
+                # first with only the new one): the two may overlap.
+                first = table.releases[min(table.option_in[new])]
+                return f": it is from {first} on, where it replaced {old} (use that here)"
         where = table.option_in.get(option) or table.alias_in.get(option)
         if where:
             return ": " + self._when(where, rename)
+        import difflib  # here: only a refused option needs it
+
         close = difflib.get_close_matches(option, sorted(self.known | set(self.aliases)), n=1, cutoff=_CLOSE)
         return f"; did you mean {close[0]}?" if close else ""
 
@@ -452,33 +455,3 @@ def _spans(indexes: Sequence[int], releases: Sequence[str]) -> Iterator[str]:
         yield releases[start] if start == previous else f"{releases[start]}–{releases[previous]}"
         if i is not None:
             start = previous = i
-
-
-class Allowable(Collection[str]):
-    """The options a site may name in ``allow_args``.
-
-    Those the plugin refuses by default, and any long option its table does not know: an
-    option of a release newer than the table, refused until the site vouches for it. An
-    option some read release accepts is no allowance (every profile may use it where the
-    release has it), so naming one is a mistake. Iterating gives the refused ones, the
-    list a message can show.
-    """
-
-    def __init__(self, refused: Iterable[str], known: Callable[[], Collection[str]]) -> None:
-        """:param known: Every option of the table, asked for only when a site names one
-        the plugin does not refuse: reading the table is left to the configs that need it."""
-        self._refused = frozenset(refused)
-        self._known = known
-
-    def __contains__(self, flag: object) -> bool:
-        if not isinstance(flag, str):
-            return False
-        if flag in self._refused:
-            return True
-        return bool(_LONG_OPTION.match(flag)) and flag not in self._known()
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._refused))
-
-    def __len__(self) -> int:
-        return len(self._refused)

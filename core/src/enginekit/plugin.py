@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from enginekit.checks import quantization_of, require_compute_capability
     from enginekit.errors import ConfigError, EngineError, SpecError
     from enginekit.fields import (
+        Allowable,
         allow_args,
         check_allow_args,
         check_executable,
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
     from enginekit.model import Adapter, Command, GPUInfo, Profile, ShardSpec, is_mig
     from enginekit.ncclenv import TUNABLE, placement_env, visible_devices
     from enginekit.optiontable import (
-        Allowable,
         OptionTable,
         OptionTableError,
         ReleaseOptions,
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 #: reading, the command builder, the checks) load when a hook first uses them.
 _EXPORTS = {
     "Adapter": "enginekit.model",
-    "Allowable": "enginekit.optiontable",
+    "Allowable": "enginekit.fields",
     "ArgSyntax": "enginekit.args",
     "Command": "enginekit.model",
     "CommandBuilder": "enginekit.builder",

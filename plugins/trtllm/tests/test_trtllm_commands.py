@@ -177,18 +177,25 @@ def test_api_key_allowed_by_the_site_is_said_in_the_plan() -> None:
 
 
 def test_notes_without_a_key() -> None:
-    notes = engine().notes(shard())
+    notes = engine(version="1.3.0rc29").notes(shard())
     assert notes == [
         "trtllm-serve has no authentication: everything on 10.20.0.11:8000 (the OpenAI API, "
         "/update_weights, /release_memory, /kv_cache_events, the metrics) answers anyone who can reach it",
         "/prometheus/metrics serves Prometheus text (return_perf_metrics is set); /metrics is JSON "
         "iteration stats, not Prometheus",
     ]
+    # With no release configured, the plan says which release's options were assumed.
+    assert engine().notes(shard()) == [
+        *notes,
+        "no trtllm release is configured ([engines.trtllm] version): pass-through options are checked "
+        "against trtllm-serve serve 1.3.0rc29, the newest release this plugin has read (1.0.0 to "
+        "1.3.0rc29); set [engines.trtllm] version to the release the node runs",
+    ]
 
 
 def test_adapter_note_gives_ids_in_order() -> None:
     adapters = (Adapter(name="sql", path="/adapters/sql"), Adapter(name="de", path="/adapters/de"))
-    notes = engine().notes(shard(profile(adapters=adapters)))
+    notes = engine(version="1.3.0rc29").notes(shard(profile(adapters=adapters)))
     assert notes[-1] == (
         'requests choose an adapter with "lora_request": {"lora_name", "lora_int_id", "lora_path"}, '
         "ids in the profile's order: sql = 0 (/adapters/sql), de = 1 (/adapters/de); the server loads "

@@ -93,11 +93,20 @@ VISUAL_WHY = (
     ],
 )
 def test_a_visual_gen_options_file_is_refused_unless_allowed(args: tuple[str, ...], option: str) -> None:
+    # 1.3.0rc17 is the one release read with both spellings of the option.
     token = args[0].split("=")[0]
-    (problem,) = problems(*args)
+    (problem,) = problems(*args, version="1.3.0rc17")
     assert problem == f"profile 'p': args: {token!r} ({option}) {VISUAL_WHY}; {ALLOW.format(option)}"
     assert "shadow" not in problem
-    assert problems(*args, allow_args=(option,)) == []
+    assert problems(*args, version="1.3.0rc17", allow_args=(option,)) == []
+
+
+def test_the_old_visual_gen_spelling_is_still_judged_by_the_release_when_allowed() -> None:
+    # Allowing a risky option vouches for its use, not for a release that no longer has it.
+    assert problems("--extra_visual_gen_options", "v.yaml", allow_args=("--extra_visual_gen_options",)) == [
+        "profile 'p': args: '--extra_visual_gen_options' is not an option of trtllm-serve serve "
+        "1.3.0rc29: renamed to --visual_gen_args in 1.3.0rc22; use that; remove it"
+    ]
 
 
 def test_click_takes_no_other_spelling_of_it() -> None:

@@ -55,7 +55,8 @@ def test_multi_node_refused_with_the_reason() -> None:
 def test_adapters_need_the_pytorch_backend() -> None:
     prof = profile(adapters=(Adapter(name="a", path="/adapters/a"),))
     assert validate(prof) == []
-    assert validate(prof, backend="tensorrt") == [
+    # 1.2.1 still has the tensorrt backend (1.3.0rc22 on offer only pytorch and _autodeploy).
+    assert validate(prof, backend="tensorrt", version="1.2.1") == [
         "profile 'p': adapters: TensorRT-LLM takes LoRA adapters at start-up only on the pytorch backend, "
         "and this node runs 'tensorrt' ([engines.trtllm] backend); remove the adapters or serve the "
         "profile where the backend is pytorch"
@@ -191,21 +192,22 @@ def test_secrets_in_args_refused_without_echoing_them(args: tuple[str, ...]) -> 
 
 def test_unknown_options_refused_with_a_hint() -> None:
     assert validate(profile(args=("--quantization", "fp8"))) == [
-        "profile 'p': args: '--quantization' is not an option of trtllm-serve serve (CLI reference "
-        "@9e7f85f6); trtllm-serve has none: the checkpoint's own quantization config decides, or if your "
-        "release has it, add it to engines.trtllm.allow_args"
+        "profile 'p': args: '--quantization' is not an option of trtllm-serve serve 1.3.0rc29; remove "
+        "it, or, if the node's release has it, list it in engines.trtllm.allow_args; trtllm-serve has "
+        "none: the checkpoint's own quantization config decides"
     ]
     # Click matches exactly: a dash spelling or a prefix is an error at start-up, found here first.
     for token in ("--tp-size", "--trust_remote", "-h"):
         [problem] = validate(profile(args=(token,)))
-        assert f"args: {token!r} is not an option of trtllm-serve serve" in problem
-    assert validate(profile(args=("--num_serve_frontends", "2")), allow_args=("--num_serve_frontends",)) == []
+        assert f"args: {token!r} is not an option of trtllm-serve serve 1.3.0rc29" in problem
+    # An option of a release newer than every one read, which the site vouches for.
+    assert validate(profile(args=("--newer_option", "2")), allow_args=("--newer_option",)) == []
 
 
 def test_an_unknown_option_without_a_hint_is_told_to_go() -> None:
-    assert validate(profile(args=("--num_serve_frontends", "2"))) == [
-        "profile 'p': args: '--num_serve_frontends' is not an option of trtllm-serve serve (CLI "
-        "reference @9e7f85f6); remove it, or if your release has it, add it to engines.trtllm.allow_args"
+    assert validate(profile(args=("--newer_option", "2"))) == [
+        "profile 'p': args: '--newer_option' is not an option of trtllm-serve serve 1.3.0rc29; remove "
+        "it, or, if the node's release has it, list it in engines.trtllm.allow_args"
     ]
 
 
@@ -350,8 +352,11 @@ def test_the_interpreter_follows_the_one_executable_rule() -> None:
 
 
 def test_allow_args_takes_refused_options_and_options_of_newer_releases() -> None:
-    config = TrtllmConfig(allow_args=("--trust_remote_code", "--chat_template", "--num_serve_frontends"))
-    assert config.allow_args == ("--trust_remote_code", "--chat_template", "--num_serve_frontends")
+    config = TrtllmConfig(allow_args=("--trust_remote_code", "--chat_template", "--newer_option"))
+    assert config.allow_args == ("--trust_remote_code", "--chat_template", "--newer_option")
+    # An option a read release has is no allowance, even for a release that lacks it.
+    with pytest.raises(ValueError, match="'--num_serve_frontends' is not a flag this plugin refuses"):
+        TrtllmConfig(version="1.3.0rc22", allow_args=("--num_serve_frontends",))
 
 
 def test_request_chat_templates_are_refused_unless_allowed() -> None:

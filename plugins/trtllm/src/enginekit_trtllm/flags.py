@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Collection, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from enginekit.plugin import parse_version
+from enginekit.plugin import Allowable
 
 if TYPE_CHECKING:
+    from enginekit.plugin import OptionTable
+
     from enginekit_trtllm.clickargs import ClickSyntax
 
 #: The interpreter module NVIDIA's own LoRA doc starts (``docs/source/features/lora.md``);
@@ -18,35 +18,43 @@ MODULE = "tensorrt_llm.commands.serve"
 #: sub-command as ``serve``. Naming ``serve`` means a model path that happens to be
 #: spelled like a sub-command (``grpc``, ``disaggregated``) still reaches ``serve``.
 SUBCOMMAND = "serve"
-#: The flag ``serve`` reads its YAML options from (``--config`` is a newer alias).
+#: The flag ``serve`` reads its YAML options from, in every release read (``--config`` is
+#: an alias from 1.2.0 on).
 OPTIONS_FLAG = "--extra_llm_api_options"
-#: The first release whose notes list ``--served_model_name`` ("Add --served-model-name
-#: option to serve command (#11711)", v1.3.0rc7); the CI reference spells it with underscores.
-SERVED_NAME_SINCE = parse_version("1.3.0rc7")
+#: The flag that names the served model; the table says which releases have it.
+SERVED_NAME_FLAG = "--served_model_name"
 #: Where a site allows options, as messages name it.
 CONFIG_KEY = "engines.trtllm.allow_args"
+#: Where a site says which release its interpreter runs, as messages name it.
+VERSION_SETTING = "[engines.trtllm] version"
 
-#: Every ``serve`` option in ``tests/unittest/api_stability/references/trtllm_serve_cli.yaml``
-#: @9e7f85f6, the CI-enforced list of the CLI surface, aliases included.
-KNOWN: frozenset[str] = frozenset(
-    """
-    --agent_percentage --agent_types --allow_request_chat_template --backend --chat_template
-    --context_parallel_size --cp_size --custom_module_dirs --custom_tokenizer --disagg_cluster_uri
-    --enable_attention_dp --enable_chunked_prefill --enable_visual_gen --config --extra_llm_api_options
-    --fail_fast_on_attention_window_too_large --free_gpu_memory_fraction
-    --kv_cache_free_gpu_memory_fraction --gpus_per_node --grpc --host --kv_cache_dtype --log_level
-    --max_batch_size --max_beam_width --max_num_tokens --max_seq_len --media_io_kwargs
-    --metadata_server_config_file --middleware --cluster_size --moe_cluster_parallel_size --ep_size
-    --moe_expert_parallel_size --num_postprocess_workers --input-processor-workers
-    --media-load-workers --otlp_traces_endpoint --pipeline_parallel_size --pp_size --port
-    --post_processor_hook --reasoning_parser --hf_revision --revision --served_model_name
-    --server_role --no-telemetry --telemetry --tensor_parallel_size --tp_size --tokenizer
-    --tool_parser --trust_remote_code --video_pruning_rate --visual_gen_args
-    """.split()
-) | {
-    # The name --visual_gen_args replaced; serve keeps it as an alias of the same option.
-    "--extra_visual_gen_options",
+#: The ``--backend`` choices of the releases whose CLI reference was checked for them: the
+#: option's ``Options:`` field in the reference pages the option table was read from
+#: (``tools/optiontables/trtllm.py`` prints it when it downloads the pages); the CI-enforced
+#: ``tests/unittest/api_stability/references/trtllm_serve_cli.yaml`` @029e223d has the
+#: same ``type: Choice(['_autodeploy', 'pytorch'])``.
+#: The option table has no place for choices. A release read without an entry here was not
+#: checked for them, and no backend is refused for it; a configured release uses the entry
+#: of the release read that stands in for it (``ReleaseOptions.read``).
+BACKEND_CHOICES: dict[str, tuple[str, ...]] = {
+    "1.3.0rc22": ("pytorch", "_autodeploy"),
+    "1.3.0rc25": ("pytorch", "_autodeploy"),
+    "1.3.0rc29": ("pytorch",),
 }
+
+
+def option_table() -> OptionTable:
+    """trtllm-serve serve's options per release (``options_table``), read once per process."""
+    from enginekit.plugin import OptionTable
+
+    return OptionTable.from_package("enginekit_trtllm")
+
+
+def first_release(option: str) -> str:
+    """The oldest release read that accepts ``option`` (an option of the table)."""
+    table = option_table()
+    return table.releases[min(table.option_in[option])]
+
 
 _TP = "set the profile's tp instead"
 _PP = "set the profile's pp instead"
@@ -71,6 +79,12 @@ MANAGED: dict[str, str] = {
     "--extra_llm_api_options": _OPTIONS,
     "--config": _OPTIONS,
     "--grpc": "enginekit health-checks and routes to the OpenAI HTTP API, which --grpc replaces",
+    # It picks the protocol of the gRPC server --grpc starts (1.3.0rc29 on): nothing to
+    # choose while enginekit serves HTTP, and no site may allow --grpc itself.
+    "--grpc-protocol": (
+        "it picks the protocol of the gRPC server that --grpc starts, and enginekit serves the "
+        "OpenAI HTTP API, which --grpc replaces"
+    ),
 }
 
 #: Options that import or run code, or make the server reach outside the node, each with
@@ -84,6 +98,9 @@ RISKY: dict[str, str] = {
     "--disagg_cluster_uri": "registers this server with the disaggregated cluster it names",
     "--metadata_server_config_file": "registers this server with the metadata server a file names",
     "--otlp_traces_endpoint": "sends request traces to the endpoint it names",
+    # 1.3.0rc25 on: ``_publish_bound_address`` writes "host:port" to the path, as the
+    # server's user, creating missing parent directories.
+    "--report_addr": "writes the server's address to the host path it names, creating its directories",
     "--allow_request_chat_template": "renders the Jinja chat templates API clients send",
     # A VisualGenArgs YAML: model and component paths, parallelism, compilation and
     # quantization, none of which enginekit can check, for the same reason it writes the
@@ -110,31 +127,30 @@ CHAT_TEMPLATE = "--chat_template"
 #: Inline Jinja starts with one of these; a value without them is a path.
 JINJA_DELIMITERS = ("{{", "{%", "{#")
 
-#: The ``serve`` options that are Click flags (``is_flag`` in the CLI reference) and take
-#: no value; every other option takes exactly one (a ``multiple`` one, one per use).
-FLAGS = frozenset(
-    """
-    --allow_request_chat_template --enable_attention_dp --enable_chunked_prefill
-    --enable_visual_gen --fail_fast_on_attention_window_too_large --grpc --telemetry
-    --no-telemetry --trust_remote_code
-    """.split()
-)
-ARITY: dict[str, int | None] = {option: 0 if option in FLAGS else 1 for option in KNOWN}
-
+#: The values each option of any release read takes, from the option table: 0 for a Click
+#: flag, 1 for every other option (a ``multiple`` one, one per use).
+ARITY: dict[str, int | None]
 #: Click matches long options exactly: no prefixes, no ``-``/``_`` folding (a wrong
 #: spelling is an error at start-up), but ``--flag=value`` is accepted; an option that
-#: takes a value takes the next argument, whatever it is. Made when first read (the
-#: module's ``__getattr__``): `enginekit engines` imports this module for the config's
-#: checks, and never reads arguments.
+#: takes a value takes the next argument, whatever it is. It knows every option of every
+#: release read; which of them the configured release has is ``validation``'s to judge.
 SYNTAX: ClickSyntax
 
 
 def __getattr__(name: str) -> Any:
+    # Both are made when first read: `enginekit engines` imports this module for the
+    # config's checks, and never reads arguments, so it never reads the table either.
+    if name == "ARITY":
+        globals()[name] = option_table().arity()  # found directly from now on
+        return globals()[name]
     if name == "SYNTAX":
         from enginekit_trtllm.clickargs import ClickSyntax
 
-        syntax = ClickSyntax(known=KNOWN, underscores=False, abbreviations=False, dotted=False, arity=ARITY)
-        globals()[name] = syntax  # found directly from now on
+        table = option_table()
+        syntax = ClickSyntax(
+            known=table.options, underscores=False, abbreviations=False, dotted=False, arity=table.arity()
+        )
+        globals()[name] = syntax
         return syntax
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -147,43 +163,22 @@ _NO_KEY = (
 )
 SECRET: dict[str, str] = dict.fromkeys(("--api_key", "--api-key", "--apikey"), _NO_KEY)
 
-#: Hints for options people carry over from other engines.
+#: Hints for options no release read has, appended to the refusal: options people carry
+#: over from other engines, and dashed spellings of worker counts that trtllm-serve spells
+#: with underscores (Click folds neither).
 UNKNOWN_HINTS: dict[str, str] = {
     "--quantization": "trtllm-serve has none: the checkpoint's own quantization config decides",
     "--model": "the model is the profile's model_path",
     "--tp": "set the profile's tp instead",
+    "--input-processor-workers": "trtllm-serve spells it --num_input_processor_workers (1.3.0rc22 on)",
+    "--media-load-workers": "trtllm-serve spells it --num_media_load_workers (1.3.0rc22 on)",
 }
 
 #: Options refused unless the site allows them, for what they do or for some values.
 REFUSED = frozenset(RISKY) | frozenset(MODEL_SOURCES) | {CHAT_TEMPLATE}
 #: What no site can allow: what enginekit sets, and what carries a secret.
 NEVER_ALLOWED = frozenset(MANAGED) | frozenset(SECRET)
-_LONG_OPTION = re.compile(r"--[A-Za-z0-9][A-Za-z0-9_-]*\Z")
-
-
-class Allowable(Collection[str]):
-    """The options a site may name in ``allow_args``.
-
-    Those refused by default (:data:`REFUSED`), and any long option the CLI reference
-    does not know: an option of a newer release, refused until the site vouches for it.
-    An option every profile may use already is no allowance, so naming one is a mistake.
-    Iterating gives the refused ones, the list a message can show.
-    """
-
-    def __init__(self, refused: Iterable[str], known: Iterable[str]) -> None:
-        self._refused = frozenset(refused)
-        self._known = frozenset(known)
-
-    def __contains__(self, flag: object) -> bool:
-        if not isinstance(flag, str):
-            return False
-        return flag in self._refused or (flag not in self._known and bool(_LONG_OPTION.match(flag)))
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._refused))
-
-    def __len__(self) -> int:
-        return len(self._refused)
-
-
-ALLOWABLE = Allowable(REFUSED, KNOWN)
+#: What a site may name in ``allow_args``: the refused options, and options no release read
+#: has (a newer release's, which the site vouches for). The table is read only when a
+#: site names an option this plugin does not refuse.
+ALLOWABLE = Allowable(REFUSED, lambda: option_table().options)

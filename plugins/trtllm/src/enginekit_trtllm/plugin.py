@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, ClassVar
 
 from enginekit.plugin import EngineError, hookimpl
@@ -37,8 +38,12 @@ class TrtllmEngine:
         self.config = config
         # A function of the frozen config: built when first asked, then answered as often.
         self._policy: EnginePolicy | None = None
-        #: Whether the configured release has ``--served_model_name``.
-        self._served_name = has_served_name(config)
+
+    @functools.cached_property
+    def _served_name(self) -> bool:
+        """Whether the configured release has ``--served_model_name``: asked only when planning,
+        so listing the engines reads no option table."""
+        return has_served_name(self.config)
 
     @hookimpl
     def policy(self) -> EnginePolicy:
@@ -139,7 +144,7 @@ class TrtllmEngine:
 
     @hookimpl
     def notes(self, shard: ShardSpec) -> list[str]:
-        """No authentication, what the metrics paths serve, and how requests pick an adapter."""
+        """No authentication, metrics paths, adapters, and which release's options were assumed."""
         from enginekit.plugin import host_port
 
         config, profile = self.config, shard.profile
@@ -174,7 +179,9 @@ class TrtllmEngine:
         if not self._served_name:
             base = profile.model_path.rstrip("/").rsplit("/", 1)[-1]
             out.append(
-                f"TensorRT-LLM {config.version} has no --served_model_name: clients ask for "
+                f"TensorRT-LLM {config.release} has no --served_model_name: clients ask for "
                 f"{base!r} if model_path is a local directory, {profile.model_path!r} otherwise"
             )
+        if config.options.note:
+            out.append(config.options.note)
         return out

@@ -7,9 +7,10 @@ reading the args as Click does (:class:`enginekit_trtllm.clickargs.ClickSyntax`)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 
-from enginekit.plugin import GPUInfo, OptionUse, ParsedArgs, Profile, spelling
+from enginekit.plugin import GPUInfo, ParsedArgs, Profile, spelling
 
 from enginekit_trtllm.clickargs import missing_value
 from enginekit_trtllm.config import TrtllmConfig, has_served_name
@@ -18,14 +19,17 @@ from enginekit_trtllm.flags import (
     CHAT_TEMPLATE,
     CONFIG_KEY,
     JINJA_DELIMITERS,
-    KNOWN,
     MODEL_SOURCES,
     SECRET,
-    SERVED_NAME_SINCE,
+    SERVED_NAME_FLAG,
     UNKNOWN_HINTS,
+    VERSION_SETTING,
+    first_release,
 )
 from enginekit_trtllm.quant import quantization_problems
 
+#: A long option named inside a hint's text.
+_OPTION_IN_TEXT = re.compile(r"--[A-Za-z0-9][A-Za-z0-9_-]*")
 #: Why one shard cannot hold a multi-node replica: trtllm-serve forms its world with MPI.
 MULTI_NODE_REASON = (
     "TensorRT-LLM needs one MPI world across the nodes, started by mpirun or srun with every "
@@ -67,9 +71,9 @@ def served_name_problem(profile: Profile, config: TrtllmConfig) -> str | None:
         return None
     return (
         f"profile {profile.name!r}: served_model_name {profile.served_model_name!r}: TensorRT-LLM "
-        f"{config.version} ([engines.trtllm] version) has no --served_model_name (it came in "
-        f"{SERVED_NAME_SINCE}), and clients would have to ask for the model path instead; leave "
-        f"served_model_name empty or run a newer release"
+        f"{config.release} ({VERSION_SETTING}) has no {SERVED_NAME_FLAG} (it came in "
+        f"{first_release(SERVED_NAME_FLAG)}), and clients would have to ask for the model path "
+        f"instead; leave served_model_name empty or run a newer release"
     )
 
 
@@ -126,21 +130,33 @@ def arg_problems(profile: Profile, args: ParsedArgs, config: TrtllmConfig) -> li
             f"profile's args (its own options file's flag) as that value; give it one"
         )
     found += _value_problems(profile, args, config)
-    for use in _unknown(args):
-        if use.option not in config.allow_args:
-            hint = UNKNOWN_HINTS.get(use.option, "remove it")
-            found.append(
-                f"profile {name!r}: args: {spelling(use.token)!r} is not an option of trtllm-serve "
-                f"serve (CLI reference @9e7f85f6); {hint}, or if your release has it, add it to "
-                f"{CONFIG_KEY}"
-            )
+    found += release_problems(profile, args, config)
     return found
 
 
-def _unknown(args: ParsedArgs) -> list[OptionUse]:
-    """Uses of options the CLI reference does not list, in order.
+def release_problems(profile: Profile, args: ParsedArgs, config: TrtllmConfig) -> list[str]:
+    """Options the configured release's ``serve`` would refuse, each with what is known of it.
 
-    Secrets are the core's to refuse, and a bare '--' too: it ends options, it is none.
+    The option table judges ("it is from X on", "removed in Y", "renamed to Z", "did you
+    mean"); an option no release read has gets this plugin's hint when it has one.
     """
-    unknown = [option for option in args.uses if option not in KNOWN and option not in SECRET]
-    return args.find(set(unknown) - {"--"})
+    table = config.options.table
+    # allow_args vouches for a risky option's use, or for an option no release read has
+    # (a newer one): an option the table knows is still judged by the configured release.
+    # Secrets are the core's to refuse, without a second sentence here.
+    allowed = {option for option in config.allow_args if option not in table.options} | set(SECRET)
+    found = config.options.unknown_problems(profile.name, args, allowed=allowed, config_key=CONFIG_KEY)
+    hints = {
+        f"profile {profile.name!r}: args: {spelling(use.token)!r} is not an option of ": UNKNOWN_HINTS[option]
+        for option in set(UNKNOWN_HINTS) - table.options
+        for use in args.uses.get(option, ())
+    }
+    out = []
+    for problem in found:
+        hint = next((hint for head, hint in hints.items() if problem.startswith(head)), "")
+        named = _OPTION_IN_TEXT.findall(hint)
+        # A hint naming only what the table's "did you mean" already offers adds nothing.
+        if hint and not (named and all(option in problem for option in named)):
+            problem = f"{problem}; {hint}"
+        out.append(problem)
+    return out
