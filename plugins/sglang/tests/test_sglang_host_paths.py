@@ -208,7 +208,7 @@ def test_every_new_option_is_known_and_allowable() -> None:
         (("--weight-cache-socket", "/tmp/evil.sock"), "--weight-cache-socket"),
         (("--forward-pass-metrics-ipc-name", "ipc:///etc/x"), "--forward-pass-metrics-ipc-name"),
         (("--decoupled-spec-bind-endpoint", "ipc:///etc/x"), "--decoupled-spec-bind-endpoint"),
-        (("--decoupled-spec-connect-endpoints", "tcp://10.0.0.9:5000", "tcp://10.0.0.8:5000"), "--decoupled-spec-connect-endpoints"),
+        (("--decoupled-spec-connect-endpoints", '["tcp://10.0.0.9:5000", "tcp://10.0.0.8:5000"]'), "--decoupled-spec-connect-endpoints"),
         (("--encoder-urls", "http://10.0.0.9:8000"), "--encoder-urls"),
         (("--encoder-register-urls=http://10.0.0.9:8997",), "--encoder-register-urls"),
         (("--hicache-storage-backend", "file"), "--hicache-storage-backend"),

@@ -9,7 +9,7 @@ from enginekit.convert import structure
 from enginekit.testing import engine_for
 from enginekit_sglang import SglangConfig, SglangEngine
 from enginekit_sglang.build import server_args
-from enginekit_sglang.flags import ALLOWABLE, MANAGED, NEIGHBOURS, SECRETS, SYNTAX
+from enginekit_sglang.flags import ALLOWABLE, MANAGED, READ_AS_PREFIX, SECRETS, SYNTAX, table
 
 H100 = [GPUInfo(index=i, name="NVIDIA H100 80GB HBM3", compute_capability="9.0") for i in range(4)]
 L40S = [GPUInfo(index=i, name="NVIDIA L40S", compute_capability="8.9") for i in range(4)]
@@ -328,8 +328,11 @@ def test_config_section_is_structured_and_checked() -> None:
         python="/opt/sglang/bin/python", version="0.5.23", allow_args=("--trust-remote-code",)
     )
     assert unknown == []
-    with pytest.raises(SpecError, match="'--trust-remote' is not a flag this plugin refuses"):
-        structure({"allow_args": ["--trust-remote"]}, SglangConfig, path="engines.sglang")
+    # An option some release read has is every profile's already: allowing it is a mistake.
+    with pytest.raises(SpecError, match="'--mem-fraction-static' is not a flag this plugin refuses"):
+        structure({"allow_args": ["--mem-fraction-static"]}, SglangConfig, path="engines.sglang")
+    with pytest.raises(SpecError, match="'trust-remote-code' is not a flag this plugin refuses"):
+        structure({"allow_args": ["trust-remote-code"]}, SglangConfig, path="engines.sglang")
     # Flags enginekit sets, or that carry a secret, are never the site's to allow.
     for flag in ("--port", "--api-key"):
         with pytest.raises(SpecError, match=f"'{flag}' is set by enginekit itself or carries a secret"):
@@ -345,17 +348,28 @@ def test_config_section_is_structured_and_checked() -> None:
         structure({"python": "venv/bin/python"}, SglangConfig, path="engines.sglang")
 
 
-def test_other_version_is_noted() -> None:
+def test_another_release_is_told_which_facts_are_from_0_5_23() -> None:
     spec = ShardSpec(profile=profile(), gpu_indices=(0, 1, 2, 3), http_port=30000)
-    engine = engine_for(SglangEngine(SglangConfig(version="0.5.30")), "sglang")
-    assert any("read from SGLang 0.5.23" in n for n in engine.notes(spec))
-    assert not any("read from" in n for n in engine_for(SglangEngine(), "sglang").notes(spec))
-    # Compared as releases: a build label or a spelled-out zero is the tables' own release.
-    for same in ("0.5.23+cu128", "0.5.23.0", "v0.5.23"):
-        notes = engine_for(SglangEngine(SglangConfig(version=same)), "sglang").notes(spec)
-        assert not any("read from" in n for n in notes), same
+    facts = (
+        "SGLang 0.5.4.post2: the profile's options are checked against that release's own option "
+        "table, but the quantization choices and floors, the load formats, the options refused for "
+        "reaching paths and hosts, and these notes' other facts were read from SGLang 0.5.23's "
+        "source: compare the help command's output before relying on them"
+    )
     older = engine_for(SglangEngine(SglangConfig(version="0.5.4.post2")), "sglang").notes(spec)
-    assert any(n.startswith("engines.sglang.version is 0.5.4.post2, but") for n in older)
+    assert facts in older
+    assert not any("option table of its own" in n or "than every release" in n for n in older)
+    newer = engine_for(SglangEngine(SglangConfig(version="0.5.30")), "sglang").notes(spec)
+    assert facts.replace("0.5.4.post2", "0.5.30") in newer
+    assert (
+        "sglang 0.5.30 is newer than every release this plugin has read (0.5.1 to 0.5.23): "
+        "pass-through options are checked against 0.5.23's; an option added since is refused until "
+        "the plugin is upgraded or the site lists it in allow_args"
+    ) in newer
+    # Compared as releases: a build label or a spelled-out zero is the source's own release.
+    for same in ("0.5.23", "0.5.23+cu128", "0.5.23.0", "v0.5.23"):
+        notes = engine_for(SglangEngine(SglangConfig(version=same)), "sglang").notes(spec)
+        assert not any("SGLang 0.5.23's source" in n or "option table" in n for n in notes), same
 
 
 def test_registry_loads_the_entry_point_with_its_config() -> None:
@@ -420,7 +434,7 @@ def test_a_bare_token_sglang_would_read_as_a_positional_argument_is_refused(
     [
         ("--enable-torch-compile", "--mem-fraction-static", "0.85"),
         ("--lora-target-modules", "q_proj", "v_proj", "--max-loras-per-batch", "4"),
-        ("--cuda-graph-bs", "1", "2", "4", "8"),
+        ("--cuda-graph-bs-decode", "1", "2", "4", "8"),
         ("--chunked-prefill-size", "-1", "--context-length=32768"),
         ("--disable-radix-cache", "--log-requests", "--log-requests-level", "1"),
     ],
@@ -476,9 +490,16 @@ def test_the_real_options_just_short_of_a_refused_one_pass() -> None:
     assert problems(profile("--export-metrics-to-file", "--log-requests")) == []
 
 
-def test_every_known_option_short_of_a_refused_one_is_a_verified_neighbour() -> None:
-    # An option in the tables that is a prefix of a refused one is taken as itself, not as
-    # an abbreviation of the refused one: only an option the release really has may be.
+def test_the_parser_syntax_knows_every_option_of_every_release_read() -> None:
+    # An exact option wins in argparse: with every option known, a prefix is read as every
+    # option it may mean in some release, and a real option never as a refused one's prefix.
+    assert table().options - SYNTAX.known == READ_AS_PREFIX
+    assert SYNTAX.known - table().options == set()
+    assert SYNTAX.meanings("--export-metrics-to-file") == {"--export-metrics-to-file"}
+    assert SYNTAX.meanings("--oltp") == {"--oltp-traces-endpoint"}
+
+
+def test_every_option_the_plugin_refuses_is_an_option_of_some_release() -> None:
+    # A misspelt entry would refuse nothing; the table is what the parsers really had.
     refused = set(MANAGED) | set(SECRETS) | set(ALLOWABLE)
-    short = {k for k in SYNTAX.known - refused if any(r != k and r.startswith(k) for r in refused)}
-    assert short <= NEIGHBOURS | refused, sorted(short - NEIGHBOURS)
+    assert refused - table().options == set()

@@ -68,7 +68,9 @@ def kv_events_config(shard: ShardSpec) -> str:
 
     The publisher defaults to ``"null"`` and there is no ``enable_kv_cache_events``
     field (unlike vLLM): naming ``zmq`` is what turns publishing on. ``bind: false``
-    connects to the agent's loopback listener instead of binding a port of its own.
+    connects to the agent's loopback listener instead of binding a port of its own. The
+    field is 0.5.22's; earlier releases ignore it (their pydantic model drops unknown keys)
+    and connect anyway, to any endpoint without ``*`` or ``::`` (their bind heuristic).
     """
     if not shard.profile.kv_events:
         return ""

@@ -1,16 +1,23 @@
-"""SGLang's options as enginekit treats them: managed, secret, code-loading, quantization (0.5.23)."""
+"""SGLang's options as enginekit treats them: managed, secret, code-loading, quantization.
+
+Which options a release accepts, and how many values each takes, come from the option
+table (``options_table.py``, every release from 0.5.1 to 0.5.23, read from each one's own
+parser); the refusals and value tables below were read from SGLang's source.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from enginekit_sglang.known import ALL_OPTIONS
+from enginekit.plugin import Allowable  # the config fields' module: no reading of arguments
 
 if TYPE_CHECKING:
-    from enginekit.plugin import ArgSyntax
+    from enginekit.plugin import ArgSyntax, OptionTable
 
-#: The release these tables were read from (the PyPI wheel's own parser and sources).
-TABLES_VERSION = "0.5.23"
+#: The release whose source the tables below (quantization choices and floors, load
+#: formats, the sweep of options that reach paths and hosts) and the plans' notes were
+#: read from. The options themselves are checked per release, against the option table.
+SOURCE_RELEASE = "0.5.23"
 
 #: The module ``python -m`` would run. ``sglang serve`` is a console script, not a
 #: module, and the launcher runs modules only; launch_server still parses the same
@@ -87,6 +94,14 @@ HOST_ACCESS: dict[str, str] = {
     "--remote-instance-weight-loader-seed-instance-ip": "loads the weights from the host it names",
     "--modelexpress-config": "loads the weights from the peer-to-peer service its JSON names",
     "--otlp-traces-endpoint": "sends a trace of every request to the collector it names",
+    # Options of older releases only (the option table's 0.5.1 to 0.5.22), read in the
+    # release that last had each: renamed to a refused option, or gone since.
+    "--oltp-traces-endpoint": "sends a trace of every request to the collector it names",
+    "--kt-amx-weight-path": "loads the quantized expert weights from the host folder it names, as root",
+    "--ds-channel-config-path": (
+        "reads the double-sparsity channel config from the host file it names, as root"
+    ),
+    "--pdlb-url": "registers this server with the PD load balancer at the URL it names",
     "--speculative-token-map": "downloads or reads the draft vocabulary table it names, as root",
     "--quantization-param-path": "reads KV-cache scaling factors from the host file it names, as root",
     "--rl-quant-profile": "reads a FlashRL quantization profile from the host file it names, as root",
@@ -160,8 +175,8 @@ RISKY: dict[str, str] = {**CODE_LOADING, **HOST_ACCESS}
 
 #: Options whose value names the repository or directory part of the model is loaded
 #: from: refused unless the value is the profile's model_path itself (which SGLang loads
-#: anyway), or the site allows the option. ``--speculative-draft-model`` is an alias of
-#: the draft option, which its prefix reading already covers.
+#: anyway), or the site allows the option. ``--speculative-draft-model`` is the draft
+#: option's second long spelling (:data:`READ_AS_PREFIX`), read as a prefix of it.
 MODEL_SOURCES: dict[str, str] = {
     "--tokenizer-path": "loads the tokenizer from the Hugging Face repository or host path it names",
     "--speculative-draft-model-path": (
@@ -217,126 +232,77 @@ VALUE_CHECKED = (
     | {CHECKSUM, EXPERT_LOCATION, DEEPEP_CONFIG, IB_DEVICE, WEIGHT_CACHE_MODE}
 )
 
-#: Every real 0.5.23 option that is a prefix of, or extends, one of the options above
-#: (found by comparing all 561 options of the release's parser; ``--export-metrics-to-file``
-#: and ``--log-requests``, which stop just short of two host-reaching options, from its
-#: option fields). An exact option wins in argparse, so ``--model`` must not be read as an
-#: abbreviation of ``--model-path``, nor ``--ssl-keyfile`` as ``--ssl-keyfile-password``.
-NEIGHBOURS = frozenset(
-    """
-    --hicache-storage-backend --model-loader-extra-config --model-impl --model-config-parser
-    --modelopt-quant --model-checksum --enable-lora-overlap-loading
-    --enable-metrics-for-all-schedulers --sidecar-args --quantization --quantization-param-path
-    --watermark-config --export-metrics-to-file --log-requests --dllm-algorithm --speculative-adaptive
-    """.split()
-)
+#: What ``allow_args`` may name: the risks that are the site's to take, and any long
+#: option no release in the table has (a newer release's, which the site vouches for).
+REFUSED = frozenset(RISKY) | VALUE_CHECKED
 
-#: What ``allow_args`` may name: the risks that are the site's to take.
-ALLOWABLE = frozenset(RISKY) | VALUE_CHECKED
+#: Second long spellings of an option whose value is checked, read as a prefix of that
+#: option rather than as an option of their own: ``--speculative-draft-model X`` then
+#: means ``--speculative-draft-model-path X`` (among the other options it begins), whose
+#: value must be the profile's model_path. Known as itself, its value would go unchecked.
+READ_AS_PREFIX = frozenset({"--speculative-draft-model"})
 
-#: Boolean options (``store_true``: SGLang registers every ``bool`` field so), which take
-#: no value. The fields read are those of the option modules named above.
-_FLAGS = frozenset(
-    """
-    --trust-remote-code --enable-custom-logit-processor --enable-metrics --enable-lora
-    --enable-mfu-metrics --enable-metrics-for-all-schedulers --enable-request-time-stats-logging
-    --enable-forward-pass-metrics --enable-trace --export-metrics-to-file --log-requests
-    --show-time-cost --is-embedding --quantize-and-serve --weight-loader-disable-mmap
-    --weight-loader-prefetch-checkpoints --delete-ckpt-after-loading --enable-response-store
-    --skip-tokenizer-init --smg-grpc-mode --grpc-mode --skip-server-warmup --enable-http2
-    --enable-ssl-refresh --trust-request-chat-template --enable-cache-report --return-input-ids
-    --return-output-ids --strip-thinking-cache --enable-strict-thinking --allow-auto-truncate
-    --stream-response-default-include-usage --incremental-streaming-output
-    --enable-streaming-session --constrained-json-disable-any-whitespace
-    --enable-dynamic-batch-tokenizer --enable-tokenizer-batch-encode
-    --disable-tokenizer-batch-decode --disable-radix-cache --disable-cuda-graph
-    --enable-torch-compile --enable-dp-attention --enable-mixed-chunk --disable-overlap-schedule
-    --enable-deterministic-inference --enable-hierarchical-cache --disable-custom-all-reduce
-    --enable-p2p-check --enable-memory-saver --enable-nan-detection --enable-two-batch-overlap
-    --enable-eplb --enable-priority-scheduling --enable-multimodal
-    """.split()
-)
 
-#: Options that take exactly one value. Options left out may take a list
-#: (``--lora-paths``, ``--lora-target-modules``, ``--cuda-graph-bs``, ``--log-requests-target``
-#: are ``nargs``) or an optional one, so nothing after them is taken for a positional.
-_ONE_VALUE = frozenset(
-    """
-    --model-path --model --host --port --tp-size --tensor-parallel-size --pp-size
-    --pipeline-parallel-size --dp-size --data-parallel-size --nnodes --node-rank --dist-init-addr
-    --nccl-init-addr --served-model-name --kv-events-config --device --nccl-port --grpc-port
-    --api-key --admin-api-key --ssl-keyfile-password --ssl-keyfile --ssl-certfile --ssl-ca-certs
-    --mem-fraction-static --context-length --max-running-requests --chunked-prefill-size
-    --max-prefill-tokens --max-total-tokens --dtype --quantization --kv-cache-dtype --random-seed
-    --attention-backend --sampling-backend --grammar-backend --chat-template --tokenizer-path
-    --tokenizer-mode --log-level --schedule-policy --load-format --revision --tool-call-parser
-    --reasoning-parser --stream-interval --max-lora-rank --max-loras-per-batch --lora-backend
-    --json-model-override-args --watermark-config --model-loader-extra-config --modelopt-quant
-    --quantization-param-path --tool-server --sidecar --sidecar-args --forward-hooks --config
-    --hicache-storage-backend --hicache-storage-backend-extra-config
-    --unified-cache-external-linker-config --tokenizer-path --speculative-draft-model-path
-    --completion-template --speculative-draft-load-format --init-expert-location
-    """.split()
-)
+def table() -> OptionTable:
+    """Every option of every SGLang release read, from ``options_table.py`` (read once)."""
+    from enginekit.plugin import OptionTable
 
-#: Refused options that take a list (``nargs="+"``) or no value at all.
-_LIST_OPTIONS = frozenset(
-    {
-        "--log-requests-target",
-        "--encoder-urls",
-        "--encoder-register-urls",
-        "--decoupled-spec-connect-endpoints",
-    }
-)
-_REFUSED_FLAGS = frozenset(
-    {
-        "--delete-ckpt-after-loading",
-        "--enable-unified-cache-external-linker",
-        "--enable-mm-global-cache",
-        "--use-ray",
-    }
-)
+    return OptionTable.from_package("enginekit_sglang")
 
-#: Values each option takes, for the positional check.
-ARITY: dict[str, int | None] = {
-    **dict.fromkeys(
-        _ONE_VALUE
-        | (frozenset(HOST_ACCESS) - _LIST_OPTIONS - _REFUSED_FLAGS)
-        | {DEEPEP_CONFIG, IB_DEVICE, WEIGHT_CACHE_MODE},
-        1,
-    ),
-    **dict.fromkeys(_FLAGS | _REFUSED_FLAGS, 0),
-}
+
+ALLOWABLE = Allowable(REFUSED, lambda: table().options)
 
 #: How SGLang's parser reads options: plain argparse, so ``--flag=value`` and unique
 #: prefixes work (``--tp`` is ``--tp-size``), underscores do not (``--tp_size`` is an
-#: unrecognized argument), and there are no short aliases or dotted keys. Made when first
-#: read (the module's ``__getattr__``): `enginekit engines` imports this module for the
-#: config's checks, and never reads arguments.
+#: unrecognized argument), and there are no short aliases but ``-h`` or dotted keys. It
+#: knows every option of every release in the table, so an abbreviation is read as every
+#: option it may mean in some release. Made when first read (the module's ``__getattr__``):
+#: `enginekit engines` imports this module for the config's checks, and never reads arguments.
 SYNTAX: ArgSyntax
+#: Values each option takes (the newest release's, where it changed), for the positional check.
+ARITY: dict[str, int | None]
 
 
 def __getattr__(name: str) -> Any:
     if name == "SYNTAX":
         from enginekit.plugin import ArgSyntax
 
+        options = table()
         syntax = ArgSyntax(
-            known=ALL_OPTIONS
-            | frozenset(MANAGED)
-            | frozenset(SECRETS)
-            | frozenset(CODE_LOADING)
-            | frozenset(HOST_ACCESS)
-            | VALUE_CHECKED
-            | NEIGHBOURS
-            | frozenset(ARITY),
+            known=options.options - READ_AS_PREFIX,
+            aliases=dict(options.alias_of),
             underscores=False,
             abbreviations=True,
             dotted=False,
         )
         globals()[name] = syntax  # found directly from now on
         return syntax
+    if name == "ARITY":
+        arity = table().arity()
+        globals()[name] = arity
+        return arity
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
+#: Options of other engines that profiles moved to SGLang bring along, none of them an
+#: option of any SGLang release read, each with what SGLang has instead: added to the
+#: option table's "is not an option" sentence.
+OTHER_ENGINES: dict[str, str] = {
+    "--max-model-len": "vLLM's option; SGLang's is --context-length",
+    "--gpu-memory-utilization": (
+        "vLLM's option; SGLang's nearest is --mem-fraction-static, the share of GPU memory for "
+        "weights and KV cache"
+    ),
+    "--max-num-seqs": "vLLM's option; SGLang's is --max-running-requests",
+    "--max-num-batched-tokens": "vLLM's option; SGLang's nearest is --chunked-prefill-size",
+    "--enforce-eager": "vLLM's option; SGLang's is --disable-cuda-graph",
+    "--enable-prefix-caching": "vLLM's option; SGLang caches prefixes unless told --disable-radix-cache",
+    "--lora-modules": "vLLM's option; list the adapters in the profile's adapters",
+    "--seed": "vLLM's option; SGLang's is --random-seed",
+    "--block-size": "vLLM's option; SGLang's is --page-size",
+    "--ctx-size": "llama-server's option; SGLang's is --context-length",
+    "--n-gpu-layers": "llama-server's option; SGLang keeps the whole model on its GPUs",
+}
 
 #: ``--quantization`` choices, enforced by argparse (``arg_groups/choices.py``).
 QUANTIZATION_CHOICES: tuple[str, ...] = tuple(

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, ClassVar
 from enginekit.plugin import hookimpl, resolve_executable
 
 from enginekit_sglang.config import SglangConfig
-from enginekit_sglang.flags import MODULE, NOT_ON_CUDA, TABLES_VERSION
+from enginekit_sglang.flags import MODULE, NOT_ON_CUDA
 
 # Each hook imports what it uses when it first runs: `enginekit engines` imports every
 # engine to list it, and needs its config and its hooks, not its planning code.
@@ -49,7 +49,7 @@ class SglangEngine:
 
     @hookimpl
     def validate(self, profile: Profile, gpus: Sequence[GPUInfo], args: ParsedArgs) -> list[str]:
-        """SGLang's own rules: argument values, quantization and its GPU floor, the served name.
+        """SGLang's own rules: options the release lacks, argument values, quantization, the served name.
 
         The core has already refused what :meth:`policy` declares (positional tokens,
         managed, risky and secret options); ``args`` is the profile's args read once.
@@ -57,7 +57,7 @@ class SglangEngine:
         from enginekit_sglang.validation import arg_problems, quantization_problems, served_name_problems
 
         return [
-            *arg_problems(profile, args, self.config.allow_args),
+            *arg_problems(profile, args, self.config),
             *quantization_problems(profile, gpus, args),
             *served_name_problems(profile),
         ]
@@ -126,7 +126,25 @@ class SglangEngine:
         from enginekit_sglang.notes import shard_notes
 
         events = kv_events_config(shard) if shard.kv_events_port else ""
-        return shard_notes(shard, self.config.version, TABLES_VERSION, events)
+        return shard_notes(shard, self.config, events)
+
+    @hookimpl
+    def leader_exit(self, shard: ShardSpec) -> str:
+        """``"must_be_stopped"``: a worker rank stays up when its leader's process goes.
+
+        The safe answer, and the one SGLang's source supports (0.5.1 to 0.5.23 read; the
+        files named are 0.5.23's). A worker's main process blocks joining its schedulers
+        (``srt/entrypoints/engine.py``, ``_launch_subprocesses``), which stop on rank 0's
+        ShutdownReq broadcast and on nothing else that watches rank 0: there is no heartbeat,
+        and the scheduler watchdog (``srt/utils/watchdog.py``) fires only while a batch or
+        start-up is stuck, not while a rank idles waiting for rank 0's next broadcast. A
+        scheduler whose collective with rank 0 raises does exit, taking its rank down by
+        SIGQUIT (``srt/managers/scheduler.py``, ``run_scheduler_process``), but a node that is
+        lost rather than closed need not make it raise. From 0.5.21 the worker's main
+        process even ignores SIGTERM, "waiting for the rank-0 ShutdownReq broadcast", and
+        SGLang's own comment calls the orchestrator's kill timeout the backstop.
+        """
+        return "must_be_stopped"
 
     @hookimpl
     def help_command(self, command: Command) -> Command:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Iterator, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from enginekit.plugin import (
     GPUInfo,
@@ -27,6 +29,7 @@ from enginekit_sglang.flags import (
     LOAD_FORMAT_OPTIONS,
     MODEL_SOURCES,
     NOT_ON_CUDA,
+    OTHER_ENGINES,
     QUANTIZATION_CHOICES,
     QUANTIZATION_FLOORS,
     REMOTE_LOAD_FORMATS,
@@ -36,16 +39,48 @@ from enginekit_sglang.flags import (
     WEIGHT_CACHE_MODE,
 )
 
+if TYPE_CHECKING:
+    from enginekit_sglang.config import SglangConfig
+
 ALLOW_KEY = "engines.sglang.allow_args"
 
 
-def arg_problems(profile: Profile, args: ParsedArgs, allowed: Collection[str]) -> list[str]:
-    """What is wrong with the values of the profile's pass-through arguments, read as SGLang reads them."""
+def arg_problems(profile: Profile, args: ParsedArgs, config: SglangConfig) -> list[str]:
+    """What is wrong with the profile's pass-through arguments, read as SGLang reads them.
+
+    Options the configured release's parser lacks, then the values of those it has.
+    """
     name = profile.name
     return [
         *_underscores(name, args),
+        *_unknown(profile, args, config),
         *_inline_watermark(name, args),
-        *_value_problems(profile, args, allowed),
+        *_value_problems(profile, args, config.allow_args),
+    ]
+
+
+def _unknown(profile: Profile, args: ParsedArgs, config: SglangConfig) -> list[str]:
+    """Options the release would refuse, from its option table, with other engines' names explained.
+
+    Underscore spellings are left to :func:`_underscores`, whose sentence says what to write.
+    """
+    dashed = {option: uses for option, uses in args.uses.items() if "_" not in option}
+    if len(dashed) < len(args.uses):
+        args = ParsedArgs(args.tokens, args.syntax, MappingProxyType(dashed))
+    problems = config.options.unknown_problems(
+        profile.name, args, allowed=config.allow_args, config_key=ALLOW_KEY
+    )
+    hints = {
+        f"profile {profile.name!r}: args: {spelling(use.token)!r} is not an option of": OTHER_ENGINES[option]
+        for option, uses in args.uses.items()
+        if option in OTHER_ENGINES
+        for use in uses
+    }
+    if not hints:
+        return problems
+    return [
+        next((f"{problem} ({hint})" for start, hint in hints.items() if problem.startswith(start)), problem)
+        for problem in problems
     ]
 
 
