@@ -15,7 +15,7 @@ from enginekit_vllm import VllmConfig, VllmEngine
 from enginekit_vllm.launch import build
 from vllm_specs import FABRIC_ENV, H100, KEY, adapters, profile, single, two_node
 
-RAY = VllmEngine(VllmConfig(multinode="ray"))
+RAY = VllmEngine(VllmConfig(multinode="ray", version="0.34.0"))
 SINGLE_ENV = {
     "CUDA_DEVICE_ORDER": "PCI_BUS_ID",
     "CUDA_VISIBLE_DEVICES": "0,1,2,3,4,5,6,7",
@@ -327,8 +327,12 @@ def test_health_metrics_and_help() -> None:
 
 
 def test_notes_say_what_the_key_leaves_open_and_what_else_listens() -> None:
-    engine = engine_for(VllmEngine(), "vllm")
-    (key_note,) = engine.notes(single())
+    unset, key_note = engine_for(VllmEngine(), "vllm").notes(single())
+    assert unset.startswith(
+        "no vllm release is configured ([engines.vllm] version): pass-through options are checked against vllm serve 0.34.0"
+    )
+    engine = engine_for(VllmEngine(VllmConfig(version="0.34.0")), "vllm")
+    assert engine.notes(single())[0] == key_note
     assert key_note.startswith(
         "VLLM_API_KEY guards only paths under /v1, /v2, /inference, /cohere (vLLM 0.34.0, as from 0.27.0)"
     )

@@ -361,15 +361,17 @@ def test_a_json_config_option_takes_exactly_one_value(option: str) -> None:
     )
 
 
-def test_only_a_pair_makes_a_negative_or_disable_twin_a_flag() -> None:
-    # Alone, --no-foo and --enable-bar are options of unknown arity; their twins are not invented.
-    assert {"--no-foo", "--foo", "--enable-bar", "--disable-bar"}.isdisjoint(
-        option_arity(frozenset({"--no-foo", "--enable-bar"}))
-    )
-    paired = option_arity(frozenset({"--no-foo", "--foo", "--enable-bar", "--disable-bar"}))
-    assert {k: paired[k] for k in ("--no-foo", "--foo", "--enable-bar", "--disable-bar")} == dict.fromkeys(
-        ("--no-foo", "--foo", "--enable-bar", "--disable-bar"), 0
-    )
+def test_the_arity_is_what_the_parsers_said_each_option_takes() -> None:
+    # From the table: BooleanOptionalAction and vLLM's enable/disable pair take no value,
+    # a JSON config exactly one, --served-model-name a list (nargs="+").
+    arity = option_arity()
+    assert [arity[o] for o in ("--async-scheduling", "--no-async-scheduling", "--enable-cascade-attn")] == [
+        0,
+        0,
+        0,
+    ]
+    assert arity["--compilation-config"] == 1
+    assert arity["--served-model-name"] is None
 
 
 def test_a_lone_dash_is_never_a_short_alias() -> None:

@@ -16,6 +16,7 @@ from enginekit.plugin import (
     ArgSyntax,
     OptionUse,
     ParsedArgs,
+    ReleaseOptions,
     load_format_problem,
     quantization_of,
     secret_option_problems,
@@ -38,16 +39,16 @@ from enginekit_vllm.flags import (
     SECRET_VALUES,
     SECRETS,
 )
-from enginekit_vllm.known import KNOWN_OPTIONS, option_arity, short_aliases
+from enginekit_vllm.known import known_options, option_arity, short_aliases
 
 CONFIG_KEY = "engines.vllm.allow_args"
 
 #: vLLM's ``FlexibleArgumentParser``: ``_`` for ``-``, ``--flag.key value`` for JSON keys,
 #: ``--flag=value``, unambiguous prefixes (argparse's ``allow_abbrev``, left on), and
-#: single-dash spellings (``-tp``), which argparse abbreviates too. Every flag of the
-#: tables is known even where 0.34.0 lacks it, so an older release's flag is caught.
+#: single-dash spellings (``-tp``), which argparse abbreviates too. Every option of every
+#: release read is known, so an older release's flag is caught wherever it is refused.
 SYNTAX = ArgSyntax(
-    known=KNOWN_OPTIONS
+    known=known_options()
     | set(MANAGED)
     | set(CODE_LOADING)
     | set(CODE_KEYS)
@@ -74,15 +75,25 @@ _VALUE_CHECKED = frozenset({*MODEL_SOURCES, CHAT_TEMPLATE, LOAD_FORMAT})
 
 
 def arg_problems(
-    profile_name: str, args: ParsedArgs, allowed: Collection[str], *, model_path: str = ""
+    profile_name: str,
+    args: ParsedArgs,
+    allowed: Collection[str],
+    *,
+    model_path: str = "",
+    options: ReleaseOptions | None = None,
 ) -> list[str]:
-    """Every pass-through argument vLLM must not get for its value, one sentence each.
+    """Every pass-through argument vLLM must not get, one sentence each.
 
     :param args: The profile's args, read once with :data:`SYNTAX`.
     :param allowed: The flags the site allows (``engines.vllm.allow_args``).
     :param model_path: The profile's model, which ``--tokenizer`` and its kind may repeat.
+    :param options: What the configured release's parser accepts: an option it would
+        refuse is refused here, before anything starts.
     """
-    problems = _code_key_problems(profile_name, args, allowed)
+    problems = []
+    if options is not None:
+        problems += options.unknown_problems(profile_name, args, allowed=allowed, config_key=CONFIG_KEY)
+    problems += _code_key_problems(profile_name, args, allowed)
     problems += _path_key_problems(profile_name, args, allowed)
     problems += _connector_problems(profile_name, args, allowed)
     problems += _value_problems(profile_name, args, allowed, model_path)

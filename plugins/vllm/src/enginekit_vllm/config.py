@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from enginekit.plugin import Version
@@ -13,6 +13,9 @@ from enginekit.plugin import version as version_field
 
 from enginekit_vllm.flags import ALLOWABLE, NEVER_ALLOWED
 from enginekit_vllm.versions import NEWEST, ReleaseFacts, facts_for, vllm_release
+
+if TYPE_CHECKING:
+    from enginekit.plugin import ReleaseOptions
 
 MULTINODE_MODES = ("native", "ray")
 
@@ -30,7 +33,7 @@ class VllmConfig:
     """How this node runs vLLM::
 
     [engines.vllm]
-    version = "0.34.0"          # the installed release: flags follow it
+    version = "0.34.0"          # the installed release: flags and checks follow it
     multinode = "native"        # or "ray"
     allow_args = ["--trust-remote-code"]
     """
@@ -39,9 +42,9 @@ class VllmConfig:
     executable: str = executable_field("vllm")
     #: The ``ray`` program for ``multinode = "ray"`` (``<build>/bin/ray`` from a build).
     ray_executable: str = executable_field("ray")
-    #: The installed vLLM release, final releases only (every fact is keyed by one); the
-    #: newest the plugin knows by default.
-    version: str = version_field(NEWEST, final_only=True)
+    #: The installed vLLM release, final releases only (every fact is keyed by one). Left
+    #: empty, the newest release the plugin has read is assumed, and every plan says so.
+    version: str = version_field(final_only=True)
     #: How a replica spans nodes. ``native`` (the default) is vLLM's own multiprocessing
     #: executor: no extra daemon, no unauthenticated Ray cluster running as root, and each
     #: node keeps its own NCCL settings (under Ray, vLLM copies the server's ``NCCL_*`` and
@@ -53,8 +56,19 @@ class VllmConfig:
 
     @functools.cached_property
     def release(self) -> Version:
-        """The configured release, for comparing with the tables' releases."""
-        return vllm_release(self.version)
+        """The configured release, or the newest read when none is: for the tables' facts."""
+        return vllm_release(self.version or NEWEST)
+
+    @property
+    def options(self) -> ReleaseOptions:
+        """What the configured release's ``vllm serve`` parser accepts, from the option table.
+
+        A plain property: the table remembers each release's view, and the table's module
+        is imported only by the configs that check arguments.
+        """
+        from enginekit_vllm.known import SETTING, table
+
+        return table().for_release(self.version or None, setting=SETTING)
 
     @functools.cached_property
     def facts(self) -> ReleaseFacts:

