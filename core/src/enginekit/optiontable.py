@@ -90,10 +90,11 @@ def _check_releases(raw: object, problems: list[str]) -> list[str]:
 
 
 def _check_entries(raw: object, key: str, releases: list[str], problems: list[str], check: Any) -> None:
+    position = {release: i for i, release in enumerate(releases)}
     if not isinstance(raw, Mapping):
         problems.append(f"{key} must be an object")
         return
-    if list(raw) != sorted(raw):
+    if not all(type(name) is str for name in raw) or list(raw) != sorted(raw):
         problems.append(f"{key} must be sorted by spelling")
     for name, entry in raw.items():
         if not isinstance(name, str) or not _OPTION.match(name):
@@ -103,7 +104,7 @@ def _check_entries(raw: object, key: str, releases: list[str], problems: list[st
             problems.append(f"{key}[{name!r}]: expected an object")
             continue
         check(f"{key}[{name!r}]", entry, problems)
-        _check_spans(f"{key}[{name!r}]", entry.get("in"), releases, problems)
+        _check_spans(f"{key}[{name!r}]", entry.get("in"), position, problems)
 
 
 def _check_option(where: str, entry: Mapping[str, Any], problems: list[str]) -> None:
@@ -119,17 +120,21 @@ def _check_alias(where: str, entry: Mapping[str, Any], problems: list[str]) -> N
         problems.append(f"{where}: expected option and in")
 
 
-def _check_spans(where: str, spans: object, releases: list[str], problems: list[str]) -> None:
+def _check_spans(where: str, spans: object, position: Mapping[str, int], problems: list[str]) -> None:
     if not isinstance(spans, list) or not spans:
         problems.append(f"{where}: in must be a non-empty list of [first, last] ranges")
         return
     last = -1
     for span in spans:
-        ok = isinstance(span, list) and len(span) == 2 and all(part in releases for part in span)
+        ok = (
+            isinstance(span, list)
+            and len(span) == 2
+            and all(type(part) is str and part in position for part in span)
+        )
         if not ok:
             problems.append(f"{where}: {span!r} is not a [first, last] range of read releases")
             return
-        first, end = releases.index(span[0]), releases.index(span[1])
+        first, end = position[span[0]], position[span[1]]
         if first > end or first <= last:
             problems.append(f"{where}: ranges must be in order and apart ({span!r})")
             return
@@ -151,7 +156,8 @@ def _check_renames(raw: object, options: Mapping[str, Any], releases: list[str],
 
 
 def _indexes(spans: Iterable[Sequence[str]], position: Mapping[str, int]) -> frozenset[int]:
-    return frozenset(i for first, last in spans for i in range(position[first], position[last] + 1))
+    # Ranges joined in C: a table has hundreds of options, read at every start that checks args.
+    return frozenset().union(*(range(position[first], position[last] + 1) for first, last in spans))
 
 
 def _arity(takes: int | str) -> int | None:
