@@ -65,14 +65,14 @@ def test_a_release_accepts_exactly_the_options_its_parser_had() -> None:
 def test_the_new_spelling_on_an_old_release_names_the_old_one() -> None:
     assert problems("1.1.0", "--disable-cache") == [
         "profile 'p': args: '--disable-cache' is not an option of toy serve 1.1.0: it is from 1.2.0 "
-        "on, where it replaced --no-enable-cache (use that here); remove it"
+        "on, where it replaced --no-enable-cache; use --no-enable-cache instead"
     ]
 
 
 def test_the_old_spelling_on_a_new_release_names_the_new_one() -> None:
     assert problems("1.2.0", "--no-enable-cache") == [
         "profile 'p': args: '--no-enable-cache' is not an option of toy serve 1.2.0: renamed to "
-        "--disable-cache in 1.2.0; use that; remove it"
+        "--disable-cache in 1.2.0; use --disable-cache instead"
     ]
 
 
@@ -193,3 +193,54 @@ def test_releases_must_be_in_order_and_a_table_not_an_object_is_refused() -> Non
 def test_a_missing_table_module_is_an_engine_error() -> None:
     with pytest.raises(OptionTableError, match=r"enginekit\.no_such_table: no option table"):
         OptionTable.from_package("enginekit", "no_such_table")
+
+
+def test_a_word_meant_as_a_value_is_never_echoed_it_may_be_a_secret() -> None:
+    found = problems("1.2.0", "--served-model-name", "-sk-SECRET-VALUE")
+    assert found == [
+        "profile 'p': args[1] follows '--served-model-name', which takes a value, but starts with '-': "
+        "toy serve 1.2.0 reads it as an option, and it is none; give the value as --served-model-name=VALUE"
+    ]
+    assert "SECRET" not in " ".join(problems("1.2.0", "--no-such-flag-takes-one", "--SECRET")[1:])
+
+
+def test_vouching_for_an_option_a_read_release_has_does_not_make_it_exist() -> None:
+    # --disable-cache is 1.2.0's: a site allowing it on 1.0.0 still gets the refusal.
+    assert problems("1.0.0", "--disable-cache", allowed=("--disable-cache",))[0].startswith(
+        "profile 'p': args: '--disable-cache' is not an option of toy serve 1.0.0: it is from 1.2.0 on"
+    )
+
+
+def test_an_ambiguous_abbreviation_and_an_empty_option_name_are_refused() -> None:
+    syntax_view = TABLE.for_release("1.0.0", setting=SETTING)
+    both = ArgSyntax(known=TABLE.options, aliases=dict(TABLE.alias_of)).parse(("--s", "1"))
+    (problem,) = syntax_view.unknown_problems("p", both, allowed=(), config_key="k")
+    assert problem == (
+        "profile 'p': args: '--s' is a prefix of several options of toy serve 1.0.0 (--served-model-name, "
+        "--swap-space): its parser refuses an ambiguous abbreviation; spell the option out"
+    )
+    assert problems("1.2.0", "--s", "1") == []  # only --served-model-name starts so in 1.2.0
+    assert problems("1.2.0", "--=x") == [
+        "profile 'p': args: '--' is not an option of toy serve 1.2.0; remove it"
+    ]
+
+
+def test_allow_args_takes_no_abbreviation_or_case_variant_of_a_known_option() -> None:
+    allowable = Allowable(set(), lambda: TABLE.options, underscores=True)
+    for near_miss in ("--max-model", "--Max-Model-Len", "--max_model_len", "--swap"):
+        assert near_miss not in allowable, near_miss
+    assert "--max-model-length" in allowable  # no option starts so: a newer release's
+
+
+@pytest.mark.parametrize(
+    ("key", "entry"),
+    [("aliases", {"-x": {"option": ["--max-model-len"], "in": [["1.0.0", "1.0.0"]]}}), ("format", True)],
+)
+def test_a_table_with_values_of_the_wrong_type_is_one_clear_error(key: str, entry: Any) -> None:
+    data = document() | {key: entry}
+    with pytest.raises(OptionTableError, match=r"^toy: "):
+        OptionTable.from_document(data, name="toy")
+    renamed = document()
+    renamed["renames"] = {"--no-enable-cache": {"to": {"x": 1}, "since": "1.2.0"}}
+    with pytest.raises(OptionTableError, match="the spellings and since must be strings"):
+        OptionTable.from_document(renamed, name="toy")

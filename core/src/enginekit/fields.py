@@ -154,7 +154,11 @@ class Allowable(Collection[str]):
         if not _LONG_OPTION.match(flag):
             return False
         spelt = "--" + flag[2:].replace("_", "-") if self._underscores else flag
-        return spelt not in self._known() and spelt not in self._refused
+        known = self._known()
+        if spelt in known or spelt in self._refused or spelt.lower() in known:
+            return False
+        # A prefix of a known option is that option abbreviated, never a newer one.
+        return not any(option.startswith(spelt) for option in known)
 
     def __iter__(self) -> Iterator[str]:
         return iter(sorted(self._refused))

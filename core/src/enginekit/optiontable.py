@@ -45,7 +45,7 @@ def check_option_document(data: object) -> list[str]:
         problems.append(f"missing keys: {', '.join(missing)}")
     if extra := sorted(str(key) for key in set(data) - expected):
         problems.append(f"unknown keys: {', '.join(extra)}")
-    if data.get("format") != TABLE_FORMAT:
+    if type(data.get("format")) is not int or data.get("format") != TABLE_FORMAT:
         problems.append(f"format is {data.get('format')!r}, expected {TABLE_FORMAT}")
     for key in ("engine", "program", "generator"):
         if not isinstance(data.get(key), str) or not data.get(key):
@@ -56,7 +56,9 @@ def check_option_document(data: object) -> list[str]:
     options = _mapping(data.get("options"))
     aliases = _mapping(data.get("aliases"))
     for alias, entry in aliases.items():
-        if isinstance(entry, Mapping) and entry.get("option") not in options:
+        if isinstance(entry, Mapping) and (
+            type(entry.get("option")) is not str or entry.get("option") not in options
+        ):
             problems.append(f"aliases[{alias!r}]: stands for {entry.get('option')!r}, which is no option")
     _check_renames(data.get("renames"), options, releases, problems)
     return problems
@@ -148,6 +150,9 @@ def _check_renames(raw: object, options: Mapping[str, Any], releases: list[str],
     for old, entry in raw.items():
         if not isinstance(entry, Mapping) or set(entry) != {"to", "since"}:
             problems.append(f"renames[{old!r}]: expected to and since")
+            continue
+        if not all(type(value) is str for value in (old, entry["to"], entry["since"])):
+            problems.append(f"renames[{old!r}]: the spellings and since must be strings")
             continue
         if old not in options or entry["to"] not in options:
             problems.append(f"renames[{old!r}]: both spellings must be options of the table")
@@ -353,7 +358,9 @@ class ReleaseOptions:
     @property
     def name(self) -> str:
         """The program and release, as messages say them."""
-        if self.asked is None or self.note is None:
+        if self.asked is None:
+            return f"{self.table.program} {self.read} (assumed: no release is configured)"
+        if self.note is None:
             return f"{self.table.program} {self.read}"
         return f"{self.table.program} {self.read} (the release read nearest {self.asked})"
 
@@ -374,23 +381,27 @@ class ReleaseOptions:
 
     def why_not(self, option: str) -> str:
         """What is known about ``option``, which this release does not accept, as a clause."""
+        return self._explain(option)[0]
+
+    def _explain(self, option: str) -> tuple[str, str | None]:
+        """The clause saying what is known about ``option``, and the spelling to use instead."""
         table = self.table
         rename = table.renames.get(option)
         if rename and self.accepts(rename[0]):
-            return f": renamed to {rename[0]} in {rename[1]}; use that"
+            return f": renamed to {rename[0]} in {rename[1]}", rename[0]
         for old, (new, _since) in table.renames.items():
             if new == option and self.accepts(old):
                 # The first release with the new spelling, not the rename's ``since`` (the
                 # first with only the new one): the two may overlap.
                 first = table.releases[min(table.option_in[new])]
-                return f": it is from {first} on, where it replaced {old} (use that here)"
+                return f": it is from {first} on, where it replaced {old}", old
         where = table.option_in.get(option) or table.alias_in.get(option)
         if where:
-            return ": " + self._when(where, rename)
+            return ": " + self._when(where, rename), None
         import difflib  # here: only a refused option needs it
 
         close = difflib.get_close_matches(option, sorted(self.known | set(self.aliases)), n=1, cutoff=_CLOSE)
-        return f"; did you mean {close[0]}?" if close else ""
+        return (f"; did you mean {close[0]}?", None) if close else ("", None)
 
     def _when(self, where: frozenset[int], rename: tuple[str, str] | None) -> str:
         releases = self.table.releases
@@ -402,6 +413,9 @@ class ReleaseOptions:
             return f"removed in {gone} (last in {releases[max(where)]}){later}"
         return f"only {', '.join(_spans(sorted(where), releases))} accept it"
 
+    def _known_anywhere(self, option: str) -> bool:
+        return option in self.table.takes or option in self.table.alias_of
+
     def unknown_problems(
         self, profile_name: str, args: ParsedArgs, *, allowed: Collection[str], config_key: str
     ) -> list[str]:
@@ -409,38 +423,78 @@ class ReleaseOptions:
 
         :param args: The profile's args, read with the plugin's syntax (which knows every
             release's options, so an abbreviation resolves as the engine resolves it).
-        :param allowed: Options the site vouches for (``allow_args``): passed.
+        :param allowed: Options the site vouches for (``allow_args``): passed when no read
+            release knows them (a newer release's); one a read release has is still checked
+            against the configured release, since allowing a risky flag does not make it exist.
         :param config_key: Where the site lists them, for the message.
         """
         problems = []
-        for index, options in _options_by_token(args):
+        by_token = dict(_options_by_token(args))
+        vouched = {option for option in allowed if not self._known_anywhere(option)}
+        for index, options in by_token.items():
             token = args.tokens[index]
-            if options & set(allowed) or options == {"--"}:
+            if options & vouched or token == "--":
                 continue
-            shown = self._shown(token, options)
-            if shown is None:
+            where = f"profile {profile_name!r}: args"
+            after = self._value_of(args, by_token, index)
+            if after is not None:
+                # The word was meant as the value of the option before it, and may be a
+                # secret (a key after --api-key): it is never echoed.
+                problems.append(
+                    f"{where}[{index}] follows {after!r}, which takes a value, but starts with '-': "
+                    f"{self.name} reads it as an option, and it is none; give the value as "
+                    f"{after}=VALUE"
+                )
                 continue
-            known_elsewhere = shown in self.table.takes or shown in self.table.alias_of
-            remedy = (
-                "remove it"
-                if known_elsewhere
-                else f"remove it, or, if the node's release has it, list it in {config_key}"
-            )
-            problems.append(
-                f"profile {profile_name!r}: args: {spelling(token)!r} is not an option of "
-                f"{self.name}{self.why_not(shown)}; {remedy}"
-            )
+            problem = self._judge(token, options, config_key, args.syntax.normalise(token))
+            if problem is not None:
+                problems.append(f"{where}: {spelling(token)!r} {problem}")
         return problems
 
-    def _shown(self, token: str, options: set[str]) -> str | None:
-        """The spelling to judge ``token`` by, or None when this release accepts it."""
-        head = spelling(token)
-        if not head.startswith("--") and head in self.table.alias_of:
-            return None if self.index in self.table.alias_in[head] else head
-        accepted = options & self.known
-        if accepted:
+    def _value_of(self, args: ParsedArgs, by_token: Mapping[int, set[str]], index: int) -> str | None:
+        """The option ``args[index]`` is probably the value of, when this release would refuse it."""
+        before = by_token.get(index - 1)
+        token = args.tokens[index]
+        if not before or "=" in args.tokens[index - 1] or not token.startswith("-"):
             return None
-        return min(options) if len(options) == 1 else head
+        if self._judge(token, by_token[index], "", args.syntax.normalise(token)) is None:
+            return None  # an option this release has: argparse reads it as one, rightly
+        takes = [self.table.takes.get(option, None) for option in before]
+        if all(count == 0 for count in takes):
+            return None
+        return spelling(args.tokens[index - 1])
+
+    def _judge(self, token: str, options: set[str], config_key: str, exact: str | None) -> str | None:
+        """Why this release refuses ``token`` (which may select ``options``), or None.
+
+        :param exact: The long option ``token`` spells out in full, as the parser reads it.
+        """
+        head = spelling(token)
+        if options == {"--"}:
+            # ``--=x`` or ``--.x``: argparse finds no option by that name.
+            return f"is not an option of {self.name}; remove it"
+        if not head.startswith("--") and head in self.table.alias_of:
+            if self.index in self.table.alias_in[head]:
+                return None
+            return f"is not an option of {self.name}{self.why_not(head)}; remove it"
+        accepted = options & self.known
+        if len(accepted) == 1 or exact in self.known:
+            return None  # argparse takes an exact spelling over the longer ones it starts
+        if accepted:
+            shown = ", ".join(sorted(accepted)[:6]) + (", …" if len(accepted) > 6 else "")
+            return (
+                f"is a prefix of several options of {self.name} ({shown}): its parser refuses an "
+                f"ambiguous abbreviation; spell the option out"
+            )
+        shown = min(options) if len(options) == 1 else head
+        clause, instead = self._explain(shown)
+        if instead is not None:
+            remedy = f"use {instead} instead"
+        elif self._known_anywhere(shown):
+            remedy = "remove it"
+        else:
+            remedy = f"remove it, or, if the node's release has it, list it in {config_key}"
+        return f"is not an option of {self.name}{clause}; {remedy}"
 
 
 def _options_by_token(args: ParsedArgs) -> Iterator[tuple[int, set[str]]]:

@@ -43,6 +43,14 @@ class LaunchPlan:
         default=attrs.Factory(lambda plan: "" if plan.shard.is_leader() else MUST_BE_STOPPED, takes_self=True)
     )
 
+    @on_leader_exit.validator
+    def _fits_the_rank(self, _attribute: attrs.Attribute[str], value: str) -> None:
+        # A plan to_dict writes must read back: from_dict holds it to the same rule.
+        expected = ("",) if self.shard.is_leader() else LEADER_EXIT_CHOICES
+        if value not in expected:
+            role = "the leader" if self.shard.is_leader() else "a worker rank"
+            raise ValueError(f"on_leader_exit {value!r} for {role}: expected one of {expected}")
+
     @property
     def base_url(self) -> str:
         """Where the shard's API answers, as seen from this node."""

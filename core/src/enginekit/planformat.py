@@ -199,10 +199,12 @@ def _leader_exit(doc: _PlanDoc, problems: list[str]) -> str:
     if leader and doc.on_leader_exit != "":
         shown = repr(doc.on_leader_exit)[:40]
         problems.append(f"plan.on_leader_exit: {shown}, but the shard is the leader (expected '')")
-    elif not leader and doc.on_leader_exit not in LEADER_EXIT_CHOICES:
+        return ""
+    if not leader and doc.on_leader_exit not in LEADER_EXIT_CHOICES:
         expected = " or ".join(repr(choice) for choice in LEADER_EXIT_CHOICES)
         shown = repr(doc.on_leader_exit)[:40]
         problems.append(f"plan.on_leader_exit: {shown} for a worker rank, expected {expected}")
+        return MUST_BE_STOPPED
     return doc.on_leader_exit
 
 

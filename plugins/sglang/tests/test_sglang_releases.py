@@ -153,7 +153,7 @@ REFUSED = [
         ("--pp-max-micro-batch-size", "4"),
         "profile 'p': args: '--pp-max-micro-batch-size' is not an option of python -m "
         "sglang.launch_server 0.5.3: it is from 0.5.3.post1 on, where it replaced "
-        "--max-micro-batch-size (use that here); remove it",
+        "--max-micro-batch-size; use --max-micro-batch-size instead",
         id="new-spelling-on-an-old-release",
     ),
     pytest.param(
@@ -169,7 +169,7 @@ REFUSED = [
         "0.5.3",
         ("--enable-ep-moe",),
         "profile 'p': args: '--enable-ep-moe' is not an option of python -m sglang.launch_server "
-        "0.5.3: renamed to --ep-size in 0.5.3; use that; remove it",
+        "0.5.3: renamed to --ep-size in 0.5.3; use --ep-size instead",
         id="renamed-and-refused-by-sglang",
     ),
     pytest.param(
@@ -177,7 +177,7 @@ REFUSED = [
         "0.5.20",
         ("--cuda-graph-bs", "8"),
         "profile 'p': args: '--cuda-graph-bs' is not an option of python -m sglang.launch_server "
-        "0.5.20: renamed to --cuda-graph-bs-decode in 0.5.20; use that; remove it",
+        "0.5.20: renamed to --cuda-graph-bs-decode in 0.5.20; use --cuda-graph-bs-decode instead",
         id="renamed",
     ),
     pytest.param(

@@ -469,7 +469,7 @@ def test_host_reaching_options_are_refused_in_every_spelling_unless_allowed(
     option: str, value: str | None, why: str
 ) -> None:
     # argparse reads an unambiguous prefix as the option, and "--option=value" as both.
-    prefix = option[:-2]
+    prefix = option[:-1]
     spellings = (
         [(option,), (prefix,)]
         if value is None

@@ -105,7 +105,8 @@ def test_the_old_visual_gen_spelling_is_still_judged_by_the_release_when_allowed
     # Allowing a risky option vouches for its use, not for a release that no longer has it.
     assert problems("--extra_visual_gen_options", "v.yaml", allow_args=("--extra_visual_gen_options",)) == [
         "profile 'p': args: '--extra_visual_gen_options' is not an option of trtllm-serve serve "
-        "1.3.0rc29: renamed to --visual_gen_args in 1.3.0rc22; use that; remove it"
+        "1.3.0rc29 (assumed: no release is configured): renamed to --visual_gen_args in 1.3.0rc22; "
+        "use --visual_gen_args instead"
     ]
 
 

@@ -245,7 +245,7 @@ def test_a_renamed_option_names_its_new_spelling() -> None:
     for release in ("1.3.0rc22", "1.3.0rc29"):
         assert problems(release, "--extra_visual_gen_options", "v.yaml", allow_args=allowed) == [
             f"profile 'p': args: '--extra_visual_gen_options' is not an option of trtllm-serve serve "
-            f"{release}: renamed to --visual_gen_args in 1.3.0rc22; use that; remove it"
+            f"{release}: renamed to --visual_gen_args in 1.3.0rc22; use --visual_gen_args instead"
         ]
     assert problems("1.3.0rc17", "--extra_visual_gen_options", "v.yaml", allow_args=allowed) == []
 

@@ -192,7 +192,7 @@ def test_secrets_in_args_refused_without_echoing_them(args: tuple[str, ...]) -> 
 
 def test_unknown_options_refused_with_a_hint() -> None:
     assert validate(profile(args=("--quantization", "fp8"))) == [
-        "profile 'p': args: '--quantization' is not an option of trtllm-serve serve 1.3.0rc29; remove "
+        "profile 'p': args: '--quantization' is not an option of trtllm-serve serve 1.3.0rc29 (assumed: no release is configured); remove "
         "it, or, if the node's release has it, list it in engines.trtllm.allow_args; trtllm-serve has "
         "none: the checkpoint's own quantization config decides"
     ]
@@ -206,7 +206,7 @@ def test_unknown_options_refused_with_a_hint() -> None:
 
 def test_an_unknown_option_without_a_hint_is_told_to_go() -> None:
     assert validate(profile(args=("--newer_option", "2"))) == [
-        "profile 'p': args: '--newer_option' is not an option of trtllm-serve serve 1.3.0rc29; remove "
+        "profile 'p': args: '--newer_option' is not an option of trtllm-serve serve 1.3.0rc29 (assumed: no release is configured); remove "
         "it, or, if the node's release has it, list it in engines.trtllm.allow_args"
     ]
 

@@ -73,8 +73,7 @@ def problems(release: str, *args: str, allow: tuple[str, ...] = ()) -> list[str]
             "0.32.0",
             ("--disable-prefix-caching",),
             "profile 'llama70b-h100x8': args: '--disable-prefix-caching' is not an option of vllm serve "
-            "0.32.0: it is from 0.33.0 on, where it replaced --no-enable-prefix-caching (use that here); "
-            "remove it",
+            "0.32.0: it is from 0.33.0 on, where it replaced --no-enable-prefix-caching; use --no-enable-prefix-caching instead",
         ),
         (
             "0.34.0",
@@ -96,7 +95,7 @@ def problems(release: str, *args: str, allow: tuple[str, ...] = ()) -> list[str]
             "0.13.0",
             ("--cuda-graph-sizes", "8"),
             "profile 'llama70b-h100x8': args: '--cuda-graph-sizes' is not an option of vllm serve 0.13.0: "
-            "renamed to --cudagraph-capture-sizes in 0.13.0; use that; remove it",
+            "renamed to --cudagraph-capture-sizes in 0.13.0; use --cudagraph-capture-sizes instead",
         ),
         # --device-memory-utilization: from 0.31.0's parser on.
         (

@@ -134,7 +134,8 @@ def backend_problem(config: TrtllmConfig) -> str | None:
     if not config.version:
         return (
             f"backend {config.backend!r}: no release is set ({VERSION_SETTING}), so the newest "
-            f"release read, {view.name}, is assumed, and its --backend takes only {listed}; set "
+            f"release read, {view.table.program} {view.read}, is assumed, and its --backend takes "
+            f"only {listed}; set "
             f"version to the release the node runs, or use one of those backends"
         )
     return (
