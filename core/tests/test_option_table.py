@@ -244,3 +244,21 @@ def test_a_table_with_values_of_the_wrong_type_is_one_clear_error(key: str, entr
     renamed["renames"] = {"--no-enable-cache": {"to": {"x": 1}, "since": "1.2.0"}}
     with pytest.raises(OptionTableError, match="the spellings and since must be strings"):
         OptionTable.from_document(renamed, name="toy")
+
+
+def test_a_one_letter_option_with_its_value_glued_on_is_judged_by_the_option() -> None:
+    data = document()
+    data["aliases"] = dict(
+        sorted({**data["aliases"], "-q": {"option": "--max-model-len", "in": [["1.1.0", "1.2.0"]]}}.items())
+    )
+    table = OptionTable.from_document(data)
+    syntax = ArgSyntax(known=table.options, aliases=dict(table.alias_of))
+
+    def judged(release: str) -> list[str]:
+        view = table.for_release(release, setting=SETTING)
+        return view.unknown_problems("p", syntax.parse(("-q8",)), allowed=(), config_key="k")
+
+    assert judged("1.2.0") == []
+    assert judged("1.0.0") == [
+        "profile 'p': args: '-q8' is not an option of toy serve 1.0.0: it is from 1.1.0 on; remove it"
+    ]

@@ -473,10 +473,13 @@ class ReleaseOptions:
         if options == {"--"}:
             # ``--=x`` or ``--.x``: argparse finds no option by that name.
             return f"is not an option of {self.name}; remove it"
-        if not head.startswith("--") and head in self.table.alias_of:
-            if self.index in self.table.alias_in[head]:
+        alias = head if head in self.table.alias_of else None
+        if alias is None and not head.startswith("--") and head[:2] in self.table.alias_of:
+            alias = head[:2]  # ``-O3``: a one-letter option with its value glued on
+        if alias is not None and not head.startswith("--"):
+            if self.index in self.table.alias_in[alias]:
                 return None
-            return f"is not an option of {self.name}{self.why_not(head)}; remove it"
+            return f"is not an option of {self.name}{self.why_not(alias)}; remove it"
         accepted = options & self.known
         if len(accepted) == 1 or exact in self.known:
             return None  # argparse takes an exact spelling over the longer ones it starts
