@@ -72,7 +72,7 @@ def test_the_short_aliases_are_not_read_as_a_glued_value() -> None:
     # -Cr is --cpu-range, not -C with the value "r"; -c (lower case) is the context size.
     assert SYNTAX.normalise("-Cr") == "--cpu-range"
     assert SYNTAX.normalise("-Crb") == "--cpu-range-batch"
-    assert SYNTAX.normalise("-c") == "-c"
+    assert SYNTAX.normalise("-c") == "--ctx-size"
     assert problems(["-c", "4096"]) == []
 
 
@@ -108,7 +108,7 @@ def test_a_priority_value_is_never_echoed() -> None:
         ["--poll", "0"],
         ["--poll", "100", "--poll-batch", "1"],
         ["--prio", "0", "--prio-batch", "0"],
-        ["-ngld", "99", "--draft-max", "8", "-cd", "4096"],
+        ["-ngld", "99", "--spec-draft-n-max", "8", "--spec-draft-ngl", "99"],
         ["--cont-batching", "--ctx-size", "8192", "--parallel", "4"],
     ],
 )

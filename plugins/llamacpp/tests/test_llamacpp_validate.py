@@ -7,11 +7,28 @@ from enginekit import Adapter, Profile, Registry, SpecError
 from enginekit.convert import structure
 from enginekit.testing import engine_for
 from enginekit_llamacpp import LlamaCppConfig, LlamaCppEngine
-from enginekit_llamacpp.flags import MANAGED, RISKY
+from enginekit_llamacpp.flags import MANAGED, RISKY, table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 P = "profile 'qwen-q4'"
+#: llama-server has no --option=value: the whole word is looked up as a name.
+GLUED = (
+    "{P}: args: {name!r} is given its value after '=': llama-server has no --option=value form "
+    "(it reads the whole word as an option's name and stops with 'invalid argument'); give the "
+    "value as the next word: {name} VALUE"
+)
+
+
+def glued(args: tuple[str, ...] | list[str]) -> list[str]:
+    """The sentences refusing each ``--option=value`` word of ``args``."""
+    return [GLUED.format(P=P, name=arg.split("=")[0]) for arg in args if "=" in arg]
+
+
+def newest_with(flag: str) -> int:
+    """The newest build read that has ``flag``; 0 (unset) when none has it."""
+    where = table().option_in.get(flag)
+    return int(table().releases[max(where)]) if where else 0
 
 
 def problems(config: LlamaCppConfig | None = None, **fields: object) -> list[str]:
@@ -167,7 +184,8 @@ def test_flags_that_reach_outside_are_refused_unless_the_site_allows_them(
         f"{P}: args: {args[0].split('=')[0]!r} ({option}) {RISKY[option]}; refused unless the site allows it "
         f'(engines.llamacpp.allow_args = ["{option}"])'
     ]
-    assert problems(LlamaCppConfig(allow_args=(option,)), args=tuple(args)) == []
+    # Allowed, the flag passes; glued to its value, llama-server would stop on the word.
+    assert problems(LlamaCppConfig(allow_args=(option,)), args=tuple(args)) == glued(args)
 
 
 def test_rpc_and_path_messages() -> None:
@@ -231,7 +249,7 @@ def test_every_problem_is_reported_at_once() -> None:
         # (test_llamacpp_host_paths.py), as --model-draft and --mmproj, never as -m.
         ["-c", "8192", "-np", "4", "-fa", "on", "-ctk", "q8_0", "--cache-type-v", "q8_0"],
         ["--lora-init-without-apply", "--no-slots", "--no-agent", "--no-webui"],
-        ["--threads-http", "4", "--draft-max", "8", "-ngld", "99"],
+        ["--threads-http", "4", "--spec-draft-n-max", "8", "-ngld", "99"],
     ],
 )
 def test_tuning_flags_pass(args: list[str]) -> None:
@@ -255,8 +273,8 @@ def test_tuning_args_never_produce_a_problem(options: list[tuple[str, ...]]) -> 
 def test_allow_args_accepts_only_flags_this_plugin_gates() -> None:
     config, _ = structure({"allow_args": ["--rpc", "--path"]}, LlamaCppConfig, path="engines.llamacpp")
     assert config.allow_args == ("--rpc", "--path")
-    # A misspelt or abbreviated name would otherwise allow nothing, silently.
-    for flag in ("--rcp", "-ag"):
+    # An option every profile may use is no allowance, and a short one would allow nothing.
+    for flag in ("--ctx-size", "-ag"):
         with pytest.raises(SpecError) as refused:
             structure({"allow_args": [flag]}, LlamaCppConfig, path="engines.llamacpp")
         assert refused.value.problems == (
@@ -270,6 +288,9 @@ def test_allow_args_accepts_only_flags_this_plugin_gates() -> None:
             "--ssl-cert-file, --ssl-key-file, --system-prompt-file, --tools, --tools-runtime, "
             "--ui-config-file, --ui-mcp-proxy, --video-ffmpeg-dir",
         )
+    # A long option no build read has may be a newer build's, which the site vouches for.
+    config, _ = structure({"allow_args": ["--rcp"]}, LlamaCppConfig, path="engines.llamacpp")
+    assert config.allow_args == ("--rcp",)
     # What enginekit sets, and what carries a secret, no site can allow.
     for flag in ("--port", "--api-key", "--hf-token", "--cpu-mask"):
         with pytest.raises(SpecError, match="is set by enginekit itself or carries a secret"):
@@ -328,7 +349,7 @@ BARE = (
 def test_a_bare_token_llama_server_would_refuse_as_positional_is_refused_first(
     args: list[str], index: int, why: str
 ) -> None:
-    assert problems(args=tuple(args)) == [f"{P}: args[{index}]: {BARE.format(why=why)}"]
+    assert problems(args=tuple(args)) == [f"{P}: args[{index}]: {BARE.format(why=why)}", *glued(args)]
 
 
 @pytest.mark.parametrize(
@@ -370,7 +391,9 @@ def test_flags_that_write_host_paths_or_download_are_refused_unless_allowed(
                 f'refused unless the site allows it (engines.llamacpp.allow_args = ["{option}"])'
             )
             assert value not in message
-            assert problems(LlamaCppConfig(allow_args=(option,)), args=args) == []
+            # Allowed, it passes on a build that has it (the vocoder's are gone from b10454).
+            config = LlamaCppConfig(allow_args=(option,), build=newest_with(option))
+            assert problems(config, args=args) == glued(args)
 
 
 @pytest.mark.parametrize("flag", ["--models-dir", "--models-preset", "--models_dir"])

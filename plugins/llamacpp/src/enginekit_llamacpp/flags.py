@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from enginekit.plugin import Allowable  # the config fields' module: no reading of arguments
+
 if TYPE_CHECKING:
+    from enginekit.plugin import OptionTable
+
     from enginekit_llamacpp.syntax import ServerSyntax as ServerSyntax
 
 #: The program's name in a llama.cpp build (``<build>/bin/llama-server``).
@@ -66,6 +70,17 @@ ALIASES: dict[str, str] = {
     "-Crd": "--cpu-range-draft",
     "-Cbd": "--cpu-mask-batch-draft",
     "-Crbd": "--cpu-range-batch-draft",
+    # The draft twins' long names from b9445 on: without them a profile could pin or
+    # raise the draft model's threads past MANAGED and the priority gate.
+    "--spec-draft-threads": "--threads-draft",
+    "--spec-draft-threads-batch": "--threads-batch-draft",
+    "--spec-draft-cpu-mask": "--cpu-mask-draft",
+    "--spec-draft-cpu-mask-batch": "--cpu-mask-batch-draft",
+    "--spec-draft-cpu-range": "--cpu-range-draft",
+    "--spec-draft-cpu-strict": "--cpu-strict-draft",
+    "--spec-draft-cpu-strict-batch": "--cpu-strict-batch-draft",
+    "--spec-draft-prio": "--prio-draft",
+    "--spec-draft-prio-batch": "--prio-batch-draft",
 }
 
 _MODEL = "set the profile's model_path to the GGUF file instead"
@@ -200,7 +215,14 @@ PRIORITY_WHY = (
     "(low -1 and normal 0 pass)"
 )
 
-ALLOWABLE = frozenset(RISKY) | PRIORITY
+
+def table() -> OptionTable:
+    """Every option of every llama.cpp build read, from ``options_table.py`` (read once)."""
+    from enginekit.plugin import OptionTable
+
+    return OptionTable.from_package("enginekit_llamacpp")
+
+
 #: What no site can allow: what enginekit sets, and what carries a secret.
 NEVER_ALLOWED = frozenset(MANAGED) | frozenset(SECRET)
 
@@ -217,40 +239,26 @@ NOT_GGUF: dict[str, str] = {
 }
 
 
-#: Flags of llama-server that take no value (``common/arg.cpp`` handlers without one).
-_FLAGS = frozenset(
-    """
-    --metrics --slots --no-slots --props --jinja --no-jinja --mlock --no-mmap --cont-batching -cb
-    --no-cont-batching -nocb --context-shift --no-context-shift --no-kv-offload -nkvo --no-warmup
-    --embedding --embeddings --reranking --rerank --no-webui --verbose -v --log-verbose --offline
-    --log-disable --log-prefix --log-timestamps --check-tensors --lora-init-without-apply
-    --swa-full --no-perf --cpu-moe -cmoe --kv-unified -kvu --no-kv-unified --list-devices
-    """.split()
-)
-#: Options known to take exactly one value (each llama-server option takes a fixed number,
-#: most of them one; options left out are not refused after, whatever they take).
-_ONE_VALUE = frozenset(
-    """
-    -c --ctx-size -n --n-predict --predict -b --batch-size -ub --ubatch-size -np --parallel --temp
-    --top-k --top-p --min-p -s --seed -ctk --cache-type-k -ctv --cache-type-v -mm --mmproj -to
-    --timeout --threads-http --cache-reuse --chat-template --chat-template-file
-    --reasoning-format --reasoning-budget --rope-scaling --rope-freq-base --rope-freq-scale
-    --keep --grammar --grammar-file --json-schema --json-schema-file -md --model-draft
-    --ssl-key-file --ssl-cert-file --prio --prio-batch --prio-draft --prio-batch-draft --poll
-    --poll-batch
-    """.split()
-)
+#: Every flag this module names, whether or not a build read has it.
+NAMED = frozenset([*MANAGED, *SECRET, *RISKY, *PRIORITY, *NOT_GGUF])
+#: What ``allow_args`` may name: the risky and priority flags, or a long option neither a
+#: read build nor this module has (a newer build's, which the site vouches for).
+ALLOWABLE = Allowable(frozenset(RISKY) | PRIORITY, lambda: table().options | NAMED, underscores=True)
 
 
-#: llama-server's parser (:class:`enginekit_llamacpp.syntax.ServerSyntax`) over the flags
-#: above. Both live in ``enginekit_llamacpp.syntax``, imported when first read (this
-#: module's ``__getattr__``): `enginekit engines` imports this module for the config's
-#: checks, and never reads arguments.
+#: Values each option of any build takes, for the positional check: the option table's,
+#: and one for the plugin's flags no build read has (``--file``, ``--quantization``…).
+ARITY: dict[str, int | None]
+#: llama-server's parser (:class:`enginekit_llamacpp.syntax.ServerSyntax`) over every
+#: option of every build read and the flags above. Both live in
+#: ``enginekit_llamacpp.syntax``, imported when first read (this module's ``__getattr__``):
+#: `enginekit engines` imports this module for the config's checks, and never reads
+#: arguments or the option table.
 SYNTAX: ServerSyntax
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("SYNTAX", "ServerSyntax"):
+    if name in ("SYNTAX", "ServerSyntax", "ARITY"):
         from enginekit_llamacpp import syntax
 
         return getattr(syntax, name)
@@ -263,12 +271,3 @@ def _is_number(token: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-#: Values each option takes, for the positional check: the tables' options take one, but
-#: for the flags among them, and those whose handler was not read (left to take any).
-ARITY: dict[str, int | None] = {
-    **dict.fromkeys([*MANAGED, *RISKY, *SECRET, *NOT_GGUF, *_ONE_VALUE], 1),
-    **dict.fromkeys(_FLAGS, 0),
-    **dict.fromkeys(["--agent", "--ui-mcp-proxy", "--tools"], None),
-}

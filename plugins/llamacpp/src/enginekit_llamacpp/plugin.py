@@ -57,7 +57,7 @@ class LlamaCppEngine:
         from enginekit_llamacpp.validation import profile_problems
 
         del gpus  # llama.cpp runs on any card its build supports; nothing to check here
-        return profile_problems(profile, args, self.config.allow_args)
+        return profile_problems(profile, args, self.config)
 
     @hookimpl
     def commands(self, shard: ShardSpec, installed: Path | None) -> list[Command]:
@@ -78,7 +78,7 @@ class LlamaCppEngine:
 
     @hookimpl
     def notes(self, shard: ShardSpec) -> list[str]:
-        """The key's reach (it guards /metrics too), how adapters are applied, the CPU check."""
+        """The key's reach (/metrics too), adapters, the KV cache, the CPU check, the build assumed."""
         notes = [
             "/health answers 503 while the model loads and 200 once it is ready; it and /v1/health "
             "are the only endpoints that never ask for the key"
@@ -100,12 +100,19 @@ class LlamaCppEngine:
                 f'"lora": [{{"id": 0, "scale": 1.0}}]; POST /lora-adapters changes the default for '
                 f"every request"
             )
+        if shard.on_cpu() and shard.kv_cache_mib:
+            notes.append(
+                f"kv_cache_mib ({shard.kv_cache_mib} MiB) is not passed on: llama-server sizes its KV "
+                f"cache from the profile's --ctx-size (and --parallel), not from kv_cache_mib"
+            )
         if not shard.on_cpu():
             notes.append(
                 "a llama.cpp build without CUDA would run on the CPU: --device CUDA0… makes it fail "
                 "at start instead, and `llama-server --list-devices` in this shard's environment "
                 "shows what the build sees"
             )
+        if self.config.options.note is not None:
+            notes.append(self.config.options.note)
         return notes
 
     @hookimpl

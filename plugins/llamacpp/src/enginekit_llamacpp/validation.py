@@ -8,25 +8,34 @@ is left here is the profile's shape and the flags refused for their value or the
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 
 from enginekit.plugin import OptionUse, ParsedArgs, Profile, spelling
 
+from enginekit_llamacpp.config import LlamaCppConfig
 from enginekit_llamacpp.flags import (
     CONFIG_KEY,
+    MANAGED,
     NOT_GGUF,
     PRESET_SUFFIXES,
     PRESET_WHY,
     PRIORITY,
     PRIORITY_WHY,
+    RISKY,
     SAFE_PRIORITIES,
+    SECRET,
 )
 
 
-def profile_problems(profile: Profile, args: ParsedArgs, allowed: Collection[str]) -> list[str]:
-    """What stops ``profile`` from running on llama-server; ``allowed`` is the site's allow_args."""
+def profile_problems(profile: Profile, args: ParsedArgs, config: LlamaCppConfig) -> list[str]:
+    """What stops ``profile`` from running on the configured llama-server build."""
+    allowed = config.allow_args
     where = f"profile {profile.name!r}"
     problems = [f"{where}: {p}" for p in _shape(profile)]
+    # Refused by name, or by the GGUF hint below: one sentence each is enough.
+    refused = _refused_by_name(config) | frozenset(NOT_GGUF)
+    problems += [f"{where}: args: {p}" for p in _glued(args, refused)]
+    problems += unknown_problems(profile, args, config, refused)
     problems += [f"{where}: args: {spelling(use.token)!r} {PRESET_WHY}" for use in _presets(args)]
     problems += [
         f"{where}: args: {spelling(use.token)!r} ({use.option}) {PRIORITY_WHY}; refused unless the "
@@ -40,6 +49,43 @@ def profile_problems(profile: Profile, args: ParsedArgs, allowed: Collection[str
         for use in args.find(NOT_GGUF)
     ]
     return problems
+
+
+def _refused_by_name(config: LlamaCppConfig) -> frozenset[str]:
+    """The options the core refuses by name (managed, secret, risky and not allowed): one
+    sentence each is enough, whatever else is wrong with them."""
+    return frozenset(MANAGED) | frozenset(SECRET) | (frozenset(RISKY) - frozenset(config.allow_args))
+
+
+def unknown_problems(
+    profile: Profile, args: ParsedArgs, config: LlamaCppConfig, refused: frozenset[str]
+) -> list[str]:
+    """The pass-through options the configured build's parser would refuse, one sentence each.
+
+    Options refused whatever the build (``refused``) are left to what refuses them: managed,
+    secret and risky ones (``--cpu-range-batch-draft``, which no build read has) to the
+    core, by name, and other engines' flags (``--quantization``) to the GGUF hint.
+    """
+    problems = config.options.unknown_problems(
+        profile.name, args, allowed=config.allow_args, config_key=CONFIG_KEY
+    )
+    skipped = tuple(f"profile {profile.name!r}: args: {spelling(use.token)!r} " for use in args.find(refused))
+    return [problem for problem in problems if not problem.startswith(skipped)]
+
+
+def _glued(args: ParsedArgs, refused: frozenset[str]) -> Iterator[str]:
+    """``--ctx-size=8``: llama-server looks the whole token up as a name, and stops at start."""
+    for uses in args.uses.values():
+        for use in uses:
+            # Those refused by name need no second sentence; the value is never shown.
+            if "=" not in use.token or use.option in refused:
+                continue
+            name = spelling(use.token)
+            yield (
+                f"{name!r} is given its value after '=': llama-server has no --option=value form "
+                f"(it reads the whole word as an option's name and stops with 'invalid argument'); "
+                f"give the value as the next word: {name} VALUE"
+            )
 
 
 #: What ``std::stoi`` reads: leading blanks, a sign, digits; the rest of the text is ignored.
