@@ -262,3 +262,15 @@ def test_a_one_letter_option_with_its_value_glued_on_is_judged_by_the_option() -
     assert judged("1.0.0") == [
         "profile 'p': args: '-q8' is not an option of toy serve 1.0.0: it is from 1.1.0 on; remove it"
     ]
+
+
+def test_a_parser_that_takes_any_word_as_a_value_is_not_second_guessed() -> None:
+    view = TABLE.for_release("1.2.0", setting=SETTING)
+    args = ArgSyntax(known=TABLE.options, aliases=dict(TABLE.alias_of)).parse(
+        ("--max-model-len", "-1x", "--nope")
+    )
+    found = view.unknown_problems("p", args, allowed=(), config_key="k", values_take_any_word=True)
+    assert found == [
+        "profile 'p': args: '--nope' is not an option of toy serve 1.2.0; remove it, or, if the node's "
+        "release has it, list it in k"
+    ]

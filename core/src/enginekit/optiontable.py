@@ -417,7 +417,13 @@ class ReleaseOptions:
         return option in self.table.takes or option in self.table.alias_of
 
     def unknown_problems(
-        self, profile_name: str, args: ParsedArgs, *, allowed: Collection[str], config_key: str
+        self,
+        profile_name: str,
+        args: ParsedArgs,
+        *,
+        allowed: Collection[str],
+        config_key: str,
+        values_take_any_word: bool = False,
     ) -> list[str]:
         """One sentence for each pass-through option this release's parser would refuse.
 
@@ -427,16 +433,24 @@ class ReleaseOptions:
             release knows them (a newer release's); one a read release has is still checked
             against the configured release, since allowing a risky flag does not make it exist.
         :param config_key: Where the site lists them, for the message.
+        :param values_take_any_word: The parser takes the words after an option that takes
+            values as those values, whatever they start with (Click, llama-server), where
+            argparse reads a word starting with '-' as an option.
         """
         problems = []
         by_token = dict(_options_by_token(args))
         vouched = {option for option in allowed if not self._known_anywhere(option)}
+        values = self._value_words(args, by_token) if values_take_any_word else set()
         for index, options in by_token.items():
             token = args.tokens[index]
-            if options & vouched or token == "--":
+            if options & vouched or token == "--" or index in values:
                 continue
             where = f"profile {profile_name!r}: args"
-            after = self._value_of(args, by_token, index)
+            after = None if index - 1 in values else self._value_of(args, by_token, index)
+            if after is not None and values_take_any_word:
+                # After an option the table does not know (its own refusal comes first):
+                # the word may be its value, and a secret; it is not echoed.
+                continue
             if after is not None:
                 # The word was meant as the value of the option before it, and may be a
                 # secret (a key after --api-key): it is never echoed.
@@ -450,6 +464,21 @@ class ReleaseOptions:
             if problem is not None:
                 problems.append(f"{where}: {spelling(token)!r} {problem}")
         return problems
+
+    def _value_words(self, args: ParsedArgs, by_token: Mapping[int, set[str]]) -> set[int]:
+        """The indexes of the words a parser that takes any word as a value takes as values."""
+        values: set[int] = set()
+        index = 0
+        while index < len(args.tokens):
+            options = by_token.get(index, set())
+            counts = {self.table.takes.get(option) for option in options}
+            if index not in values and len(counts) == 1 and "=" not in args.tokens[index]:
+                (count,) = counts
+                if isinstance(count, int) and count > 0:
+                    values.update(range(index + 1, index + 1 + count))
+                    index += count
+            index += 1
+        return values
 
     def _value_of(self, args: ParsedArgs, by_token: Mapping[int, set[str]], index: int) -> str | None:
         """The option ``args[index]`` is probably the value of, when this release would refuse it."""

@@ -66,8 +66,9 @@ def unknown_problems(
     secret and risky ones (``--cpu-range-batch-draft``, which no build read has) to the
     core, by name, and other engines' flags (``--quantization``) to the GGUF hint.
     """
+    # llama-server takes the words after an option as its values, whatever they start with.
     problems = config.options.unknown_problems(
-        profile.name, args, allowed=config.allow_args, config_key=CONFIG_KEY
+        profile.name, args, allowed=config.allow_args, config_key=CONFIG_KEY, values_take_any_word=True
     )
     skipped = tuple(f"profile {profile.name!r}: args: {spelling(use.token)!r} " for use in args.find(refused))
     return [problem for problem in problems if not problem.startswith(skipped)]

@@ -145,7 +145,10 @@ def release_problems(profile: Profile, args: ParsedArgs, config: TrtllmConfig) -
     # (a newer one): an option the table knows is still judged by the configured release.
     # Secrets are the core's to refuse, without a second sentence here.
     allowed = {option for option in config.allow_args if option not in table.options} | set(SECRET)
-    found = config.options.unknown_problems(profile.name, args, allowed=allowed, config_key=CONFIG_KEY)
+    # Click takes the word after an option as its value, whatever it starts with.
+    found = config.options.unknown_problems(
+        profile.name, args, allowed=allowed, config_key=CONFIG_KEY, values_take_any_word=True
+    )
     hints = {
         f"profile {profile.name!r}: args: {spelling(use.token)!r} is not an option of ": UNKNOWN_HINTS[option]
         for option in set(UNKNOWN_HINTS) - table.options
