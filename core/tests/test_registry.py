@@ -475,3 +475,35 @@ def test_an_engine_replaced_in_process_is_no_longer_the_distributions(fake_dists
     registry.add(Alpha(), name="fake", replace=True, source="the scheduler's own")
     [row] = registry.statuses(["fake"])
     assert (row.providers, row.source, row.hooks) == ((), "the scheduler's own", ("commands", "validate"))
+
+
+def test_registering_a_plugin_reads_none_of_its_properties() -> None:
+    # pluggy before 1.4 reads every attribute with getattr: a property (a cached one that
+    # reads an option table, say) would run, and raise, while the plugin registers.
+    from functools import cached_property
+
+    from enginekit.plugin import hookimpl
+    from enginekit.testing import engine_for
+
+    class Lazy:
+        @property
+        def expensive(self) -> str:
+            raise AssertionError("read while registering")
+
+        @cached_property
+        def table(self) -> str:
+            raise AssertionError("read while registering")
+
+        @hookimpl
+        def validate(self) -> list[str]:
+            return []
+
+        @hookimpl
+        def commands(self) -> list[object]:
+            return []
+
+        @hookimpl
+        def health_path(self) -> str:
+            return "/ready"
+
+    assert engine_for(Lazy(), "lazy").health_path() == "/ready"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.metadata
+import inspect
 import re
 import sys
 from collections.abc import Collection, Iterable, Mapping
@@ -557,6 +559,12 @@ class _Manager(pluggy.PluginManager):
         # included, with inspect.getattr_static: a cost paid by every engine at start-up.
         # No hook is named like a dunder, and pluggy never validates a "_" name anyway.
         if name[:2] == "__" and name[-2:] == "__":
+            return None
+        # pluggy before 1.4 reads each attribute with getattr, which runs a property (a
+        # plugin's cached_property may read its option table): a descriptor that is no
+        # function is never a hook implementation, so it is not read at all.
+        static = inspect.getattr_static(plugin, name, None)
+        if isinstance(static, (property, functools.cached_property)):
             return None
         return super().parse_hookimpl_opts(plugin, name)
 
