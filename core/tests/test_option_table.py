@@ -274,3 +274,28 @@ def test_a_parser_that_takes_any_word_as_a_value_is_not_second_guessed() -> None
         "profile 'p': args: '--nope' is not an option of toy serve 1.2.0; remove it, or, if the node's "
         "release has it, list it in k"
     ]
+
+
+def test_single_dash_abbreviations_are_read_among_the_releases_own_short_options() -> None:
+    data = document()
+    data["aliases"] = {
+        "-tp": {"option": "--tensor-parallel-size", "in": [["1.1.0", "1.2.0"]]},
+        "-ts": {"option": "--swap-space", "in": [["1.0.0", "1.0.0"]]},
+    }
+    table = OptionTable.from_document(data)
+    syntax = ArgSyntax(
+        known=table.options, aliases={"-tp": "--tensor-parallel-size", "-t": "--tensor-parallel-size"}
+    )
+
+    def judged(release: str, *args: str) -> list[str]:
+        view = table.for_release(release, setting=SETTING)
+        return view.unknown_problems("p", syntax.parse(args), allowed=(), config_key="k")
+
+    assert judged("1.2.0", "-t", "2") == []  # -tp is 1.2.0's only short option starting so
+    assert judged("1.0.0", "-t", "2") == [
+        "profile 'p': args: '-t' is read by toy serve 1.0.0 as -ts (--swap-space), not as the option "
+        "it is elsewhere; spell the option out"
+    ]
+    assert judged("1.1.0", "-x", "2") == [
+        "profile 'p': args: '-x' is not an option of toy serve 1.1.0; remove it"
+    ]

@@ -460,7 +460,9 @@ class ReleaseOptions:
                     f"{after}=VALUE"
                 )
                 continue
-            problem = self._judge(token, options, config_key, args.syntax.normalise(token))
+            problem = self._judge(
+                token, options, config_key, args.syntax.normalise(token), args.syntax.abbreviations
+            )
             if problem is not None:
                 problems.append(f"{where}: {spelling(token)!r} {problem}")
         return problems
@@ -486,14 +488,17 @@ class ReleaseOptions:
         token = args.tokens[index]
         if not before or "=" in args.tokens[index - 1] or not token.startswith("-"):
             return None
-        if self._judge(token, by_token[index], "", args.syntax.normalise(token)) is None:
+        normal = args.syntax.normalise(token)
+        if self._judge(token, by_token[index], "", normal, args.syntax.abbreviations) is None:
             return None  # an option this release has: argparse reads it as one, rightly
         takes = [self.table.takes.get(option, None) for option in before]
         if all(count == 0 for count in takes):
             return None
         return spelling(args.tokens[index - 1])
 
-    def _judge(self, token: str, options: set[str], config_key: str, exact: str | None) -> str | None:
+    def _judge(
+        self, token: str, options: set[str], config_key: str, exact: str | None, abbreviates: bool = False
+    ) -> str | None:
         """Why this release refuses ``token`` (which may select ``options``), or None.
 
         :param exact: The long option ``token`` spells out in full, as the parser reads it.
@@ -502,13 +507,35 @@ class ReleaseOptions:
         if options == {"--"}:
             # ``--=x`` or ``--.x``: argparse finds no option by that name.
             return f"is not an option of {self.name}; remove it"
+        if not head.startswith("--"):
+            head = head.split(".", 1)[0]  # ``-cc.mode x``: a key of the option -cc spells
         alias = head if head in self.table.alias_of else None
         if alias is None and not head.startswith("--") and head[:2] in self.table.alias_of:
             alias = head[:2]  # ``-O3``: a one-letter option with its value glued on
         if alias is not None and not head.startswith("--"):
             if self.index in self.table.alias_in[alias]:
                 return None
-            return f"is not an option of {self.name}{self.why_not(alias)}; remove it"
+            if not abbreviates or alias != head:
+                return f"is not an option of {self.name}{self.why_not(alias)}; remove it"
+        if abbreviates and not head.startswith("--") and len(head) > 1:
+            # argparse abbreviates single-dash options too, among this release's own.
+            starting = sorted(a for a in self.aliases if not a.startswith("--") and a.startswith(head))
+            if len(starting) == 1 and self.aliases[starting[0]] in options:
+                return None
+            if len(starting) == 1:
+                # Read here as another option than the checks read it: never let it through.
+                target = self.aliases[starting[0]]
+                return (
+                    f"is read by {self.name} as {starting[0]} ({target}), not as the option it is "
+                    f"elsewhere; spell the option out"
+                )
+            if len(starting) > 1:
+                return (
+                    f"is a prefix of several options of {self.name} ({', '.join(starting[:6])}): its "
+                    f"parser refuses an ambiguous abbreviation; spell the option out"
+                )
+            if not starting or head in self.table.alias_of:
+                return f"is not an option of {self.name}{self.why_not(head)}; remove it"
         accepted = options & self.known
         if len(accepted) == 1 or exact in self.known:
             return None  # argparse takes an exact spelling over the longer ones it starts
