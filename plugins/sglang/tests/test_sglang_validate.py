@@ -503,3 +503,16 @@ def test_every_option_the_plugin_refuses_is_an_option_of_some_release() -> None:
     # A misspelt entry would refuse nothing; the table is what the parsers really had.
     refused = set(MANAGED) | set(SECRETS) | set(ALLOWABLE)
     assert refused - table().options == set()
+
+
+def test_underscore_advice_names_a_dashed_spelling_only_where_the_release_has_it() -> None:
+    # --max_model_len's dashed form is vLLM's option; SGLang 0.5.23 calls it --context-length.
+    found = problems(profile("--max_model_len", "4096"))
+    assert any(
+        "'--max_model_len': SGLang does not accept underscores in option names; and python -m "
+        "sglang.launch_server 0.5.23 (assumed: no release is configured) has no --max-model-len either" in p
+        for p in found
+    ), found
+    assert any(
+        "write '--mem-fraction-static'" in p for p in problems(profile("--mem_fraction_static", "0.8"))
+    )

@@ -27,6 +27,7 @@ from enginekit_sglang.flags import (
     EXPERT_LOCATION,
     IB_DEVICE,
     LOAD_FORMAT_OPTIONS,
+    MANAGED,
     MODEL_SOURCES,
     NOT_ON_CUDA,
     OTHER_ENGINES,
@@ -34,6 +35,7 @@ from enginekit_sglang.flags import (
     QUANTIZATION_FLOORS,
     REMOTE_LOAD_FORMATS,
     SAFE_LOAD_FORMATS,
+    SECRETS,
     TEMPLATES,
     VALUE_CHECKED,
     WEIGHT_CACHE_MODE,
@@ -52,7 +54,7 @@ def arg_problems(profile: Profile, args: ParsedArgs, config: SglangConfig) -> li
     """
     name = profile.name
     return [
-        *_underscores(name, args),
+        *_underscores(name, args, config),
         *_unknown(profile, args, config),
         *_inline_watermark(name, args),
         *_value_problems(profile, args, config.allow_args),
@@ -154,7 +156,7 @@ def _is_json_object(value: str) -> bool:
         return False
 
 
-def _underscores(name: str, args: ParsedArgs) -> Iterator[str]:
+def _underscores(name: str, args: ParsedArgs, config: SglangConfig) -> Iterator[str]:
     # SGLang refuses them at parse time, so nothing is bypassed; refusing here says
     # why in the profile's terms instead of as a crash at launch. The parsed table
     # holds every option spelling once, so no token is read again.
@@ -162,9 +164,18 @@ def _underscores(name: str, args: ParsedArgs) -> Iterator[str]:
     uses = sorted((use for found in spelled for use in found), key=lambda use: use.index)
     for use in uses:
         option = spelling(use.token)
+        dashed = option.replace("_", "-")
+        # Offer the dashed spelling only where the configured release has it: --api_key's
+        # would be refused too, and --max_model_len's is vLLM's, not SGLang's.
+        if not config.options.accepts(dashed):
+            advice = f"and {config.options.name} has no {dashed} either"
+        elif dashed in MANAGED or dashed in SECRETS:
+            advice = f"and {dashed!r} itself is enginekit's to set, from the shard spec"
+        else:
+            advice = f"write {dashed!r}"
         yield (
             f"profile {name!r}: args: {option!r}: SGLang does not accept underscores in "
-            f"option names; write {option.replace('_', '-')!r}"
+            f"option names; {advice}"
         )
 
 
