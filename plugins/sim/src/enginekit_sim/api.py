@@ -17,8 +17,6 @@ from enginekit_sim.jobs import READY, EngineDead
 
 #: vLLM's guarded prefixes: everything else (/health, /metrics, /version) stays open.
 GUARDED = ("/v1", "/v2", "/inference", "/cohere")
-#: The largest request body read: a prompt far beyond any context length.
-MAX_BODY = 64 * 1024 * 1024
 Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
 
 
@@ -49,8 +47,12 @@ class Api:
         }
 
     def server(self) -> web.Server:
-        """The aiohttp low-level server answering every request through :meth:`handle`."""
-        return web.Server(self.handle, access_log=None)
+        """The aiohttp low-level server answering every request through :meth:`handle`.
+
+        Handlers are cancelled when their client disconnects, so a request nobody waits for
+        gives its slot back at once instead of running to its end.
+        """
+        return web.Server(self.handle, access_log=None, handler_cancellation=True)
 
     async def handle(self, request: web.BaseRequest) -> web.StreamResponse:
         """Check the key where vLLM does, then dispatch; unknown paths get OpenAI-shaped errors."""
@@ -66,14 +68,20 @@ class Api:
         route = self.routes.get(("GET" if method == "HEAD" else method, path))
         if route is not None:
             return await route(request)
-        if any(known == path for _, known in self.routes):
-            return _error(openai.ApiError(405, f"method {method} is not allowed on {path}"))
+        allowed = sorted({known_method for known_method, known in self.routes if known == path})
+        if allowed:
+            response = _error(openai.ApiError(405, f"method {method} is not allowed on {path}"))
+            response.headers["Allow"] = ", ".join(allowed)
+            return response
         return _error(openai.ApiError(404, f"no route {path}"))
 
     def _authorized(self, request: web.BaseRequest) -> bool:
         scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-        # The scheme is case-insensitive, the key is not; compare in constant time.
-        return hmac.compare_digest(f"{scheme.lower()} {token}".encode(), self._expected)
+        # The scheme is case-insensitive, the key is not; compare in constant time. Raw
+        # non-UTF-8 bytes in the header arrive as lone surrogates, which surrogatepass
+        # encodes (to bytes no key has) instead of failing the request with a 500.
+        given = f"{scheme.lower()} {token}".encode("utf-8", "surrogatepass")
+        return hmac.compare_digest(given, self._expected)
 
     async def health(self, request: web.BaseRequest) -> web.Response:
         engine = self.engine
@@ -126,12 +134,21 @@ class Api:
             return _error(openai.ApiError(503, why))
         engine.count_request()
         try:
-            if (request.content_length or 0) > MAX_BODY:
-                raise openai.ApiError(413, f"the request body is larger than {MAX_BODY} bytes")
-            body = json.loads((await request.content.read()).decode("utf-8"))
-            req = openai.parse(body, chat=chat, names=s.names, adapters=s.adapters, max_len=s.max_model_len)
+            body = json.loads((await self._body(request)).decode("utf-8"))
+            req = openai.parse(
+                body,
+                chat=chat,
+                names=s.names,
+                adapters=s.adapters,
+                max_len=s.max_model_len,
+                max_prompt_bytes=s.max_prompt_bytes,
+            )
         except ValueError:
             return _error(openai.ApiError(400, "the request body is not valid JSON"))
+        except RecursionError:
+            # json's decoder recurses once a level: a body nested past the interpreter's
+            # recursion limit (about 1000 levels) is refused here, before it reaches a 500.
+            return _error(openai.ApiError(400, "the request body is nested too deeply"))
         except openai.ApiError as exc:
             return _error(exc)
         engine.plan(req.job)
@@ -146,6 +163,24 @@ class Api:
             return web.Response(body=openai.response(req, rid, created), content_type="application/json")
         return await self._stream(request, req, rid, created)
 
+    async def _body(self, request: web.BaseRequest) -> bytes:
+        """The whole body, counted as it arrives: a chunked body declares no length to check first.
+
+        :raises openai.ApiError: 413 once the body passes ``--max-body-bytes``.
+        """
+        limit = self.engine.settings.max_body_bytes
+        too_large = openai.ApiError(413, f"the request body is larger than {limit} bytes")
+        if (request.content_length or 0) > limit:
+            raise too_large
+        chunks, size = [], 0
+        # Each readany() returns what has arrived (EOF is b""), so the loop ends with the body.
+        while chunk := await request.content.readany():
+            size += len(chunk)
+            if size > limit:
+                raise too_large
+            chunks.append(chunk)
+        return b"".join(chunks)
+
     async def _stream(
         self, request: web.BaseRequest, req: openai.Request, rid: str, created: int
     ) -> web.StreamResponse:
@@ -156,26 +191,76 @@ class Api:
         await response.prepare(request)
         chunks = openai.Chunks(req, rid, created)
         last, steps = job.max_tokens - 1, 0
+        watch = _WriteWatch(response, self.engine.settings.stream_write_timeout_s)
         try:
             if req.chat:
-                await response.write(b"".join(chunks.role(i) for i in range(job.n)))
+                await watch.write(b"".join(chunks.role(i) for i in range(job.n)))
             async with aclosing(self.engine.run(job)) as run:
                 async for step in run:
                     finish = job.finish_reason if step == last else None
-                    await response.write(
+                    await watch.write(
                         b"".join(chunks.token(i, job.outputs[i][step], finish) for i in range(job.n))
                     )
                     steps = step + 1
             if req.include_usage:
-                await response.write(chunks.usage(steps))
-            await response.write(openai.DONE)
+                await watch.write(chunks.usage(steps))
+            await watch.write(openai.DONE)
             await response.write_eof()
         except EngineDead as exc:
             # As vLLM streams an error: an error event, then the end of the stream.
             error = openai.ApiError(503, f"the engine is dead: {exc}").body()
-            await response.write(b"data: " + json.dumps(error).encode() + b"\n\n" + openai.DONE)
+            await watch.write(b"data: " + json.dumps(error).encode() + b"\n\n" + openai.DONE)
             await response.write_eof()
         except ConnectionError:
             # The client went away: the engine counted the request as aborted.
             pass
+        except asyncio.CancelledError:
+            if not watch.stalled:
+                raise  # the client disconnected, or the server is stopping
+            # Ours: the client stopped reading. The run is closed (its slot freed); drop
+            # the connection, whose buffers still hold what it never read.
+            # Python 3.11+ counts cancellations; taken back, later timeouts work (3.10 has none).
+            uncancel = getattr(asyncio.current_task(), "uncancel", None)
+            if uncancel is not None:
+                uncancel()
+            if request.transport is not None:
+                request.transport.abort()
+        finally:
+            watch.close()
         return response
+
+
+class _WriteWatch:
+    """Drops a stream whose client leaves one write unread for ``timeout`` seconds.
+
+    A stalled reader fills the socket's buffers and then holds ``write`` (and so its
+    engine slot) forever. One timer per stream looks a few times a timeout at the write in
+    progress, instead of a timer per write: writes are the hot path.
+    """
+
+    def __init__(self, response: web.StreamResponse, timeout: float) -> None:
+        self.response, self.timeout = response, timeout
+        self.loop = asyncio.get_running_loop()
+        self.task = asyncio.current_task()
+        #: When the write in progress began; None between writes.
+        self.since: float | None = None
+        self.stalled = False
+        self._timer = self.loop.call_later(timeout / 4, self._check)
+
+    def _check(self) -> None:
+        since = self.since
+        if since is not None and self.loop.time() - since >= self.timeout and self.task is not None:
+            self.stalled = True
+            self.task.cancel()
+            return
+        self._timer = self.loop.call_later(self.timeout / 4, self._check)
+
+    async def write(self, data: bytes) -> None:
+        """Write ``data``, timed by the watch."""
+        self.since = self.loop.time()
+        await self.response.write(data)
+        self.since = None
+
+    def close(self) -> None:
+        """Stop watching."""
+        self._timer.cancel()

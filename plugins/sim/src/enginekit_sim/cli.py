@@ -27,6 +27,13 @@ DEFAULT_NUM_GPU_BLOCKS = 2048
 #: attention in bf16 (Llama 3.1 8B: 32 layers x 8 KV heads x 128 dimensions x 2 for K and V
 #: x 2 bytes = 128 KiB), the size the simulator's latency defaults stand for.
 DEFAULT_KV_BYTES_PER_TOKEN = 131_072
+#: The largest request body read (64 MiB): a prompt far beyond any context length.
+DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024
+#: The largest prompt tokenized (8 MiB of UTF-8): about 2M words, past the default context
+#: length many times over, and tokenized in well under a second.
+DEFAULT_MAX_PROMPT_BYTES = 8 * 1024 * 1024
+#: Seconds a streaming client may leave a write unread before it is dropped.
+DEFAULT_STREAM_WRITE_TIMEOUT = 30.0
 
 
 class ArgsError(Exception):
@@ -100,6 +107,30 @@ SERVE_OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
             "default": DEFAULT_KV_BYTES_PER_TOKEN,
             "help": "bytes of KV cache one token takes; the default is an 8B-class model in bf16 "
             "(32 layers x 8 KV heads x 128 dims x 2 for K and V x 2 bytes)",
+        },
+    ),
+    (
+        ("--max-body-bytes",),
+        {
+            "type": int,
+            "default": DEFAULT_MAX_BODY_BYTES,
+            "help": "largest request body read, counted as it arrives (chunked too); more is 413",
+        },
+    ),
+    (
+        ("--max-prompt-bytes",),
+        {
+            "type": int,
+            "default": DEFAULT_MAX_PROMPT_BYTES,
+            "help": "largest prompt or rendered chat, in UTF-8 bytes; more is 400",
+        },
+    ),
+    (
+        ("--stream-write-timeout",),
+        {
+            "type": float,
+            "default": DEFAULT_STREAM_WRITE_TIMEOUT,
+            "help": "seconds a streaming client may leave a write unread before it is dropped",
         },
     ),
     (("--kv-event-format",), {"choices": ("map", "array"), "default": "map"}),

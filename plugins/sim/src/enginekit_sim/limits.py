@@ -50,6 +50,15 @@ LIMITS: Mapping[str, Limit] = {
     # One byte up to 16 MiB a token: a 175B-class model without grouped-query attention in
     # fp32 takes under 10 MiB (96 layers x 12288 x 2 for K and V x 4 bytes).
     "kv_bytes_per_token": Limit(1, 16_777_216, "bytes"),
+    # The largest request body read, counted as it arrives (chunked bodies too): at least
+    # a small JSON request, at most 1 GiB, far beyond any context length.
+    "max_body_bytes": Limit(1024, 1 << 30, "bytes"),
+    # The largest prompt (or rendered chat) tokenized, in UTF-8 bytes: tokenizing runs on
+    # the event loop, so a huge prompt would stall /health and every stream meanwhile.
+    "max_prompt_bytes": Limit(1, 1 << 30, "bytes"),
+    # How long one write to a streaming client may wait for it to read before the
+    # client is dropped and its slot freed.
+    "stream_write_timeout": Limit(0.01, 3600, "seconds"),
 }
 
 

@@ -19,6 +19,10 @@ _TYPES = {
     400: "BadRequestError",
     401: "AuthenticationError",
     404: "NotFoundError",
+    # No OpenAI client class exists for these two: named in the same style after the status,
+    # so a client can tell them from a server fault (InternalServerError).
+    405: "MethodNotAllowedError",
+    413: "RequestEntityTooLargeError",
     503: "ServiceUnavailableError",
 }
 
@@ -58,11 +62,24 @@ def _get(body: Mapping[str, Any], key: str, kinds: tuple[type, ...], default: An
     return value
 
 
-def _prompt(body: Mapping[str, Any]) -> tuple[str, list[str]]:
+def _check_size(text: str, limit: int | None, param: str) -> None:
+    """Refuse text over ``limit`` UTF-8 bytes before tokenizing it on the event loop."""
+    if limit is None:
+        return
+    # A character is at least one byte: the encoded size is only needed (and its copy
+    # only made) when the length in characters is under the limit.
+    if len(text) > limit or len(text.encode("utf-8", "surrogatepass")) > limit:
+        raise ApiError(
+            400, f"the {param} is larger than {limit} bytes (the server's --max-prompt-bytes)", param
+        )
+
+
+def _prompt(body: Mapping[str, Any], max_bytes: int | None) -> tuple[str, list[str]]:
     prompt = body.get("prompt")
     if isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], (str, list)):
         prompt = prompt[0]
     if isinstance(prompt, str):
+        _check_size(prompt, max_bytes, "prompt")
         return prompt, textgen.tokenize(prompt)
     if (
         isinstance(prompt, list)
@@ -76,7 +93,7 @@ def _prompt(body: Mapping[str, Any]) -> tuple[str, list[str]]:
     )
 
 
-def _messages(body: Mapping[str, Any]) -> tuple[str, list[str]]:
+def _messages(body: Mapping[str, Any], max_bytes: int | None) -> tuple[str, list[str]]:
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise ApiError(400, "'messages' must be a non-empty list", "messages")
@@ -92,22 +109,31 @@ def _messages(body: Mapping[str, Any]) -> tuple[str, list[str]]:
         rendered.append(f"<|{message['role']}|>\n{content}\n")
     # A simple chat template: what a real tokenizer's template does, in spirit.
     text = "".join(rendered) + "<|assistant|>\n"
+    _check_size(text, max_bytes, "messages")
     return text, textgen.tokenize(text)
 
 
 def parse(
-    body: Any, *, chat: bool, names: tuple[str, ...], adapters: Mapping[str, str], max_len: int
+    body: Any,
+    *,
+    chat: bool,
+    names: tuple[str, ...],
+    adapters: Mapping[str, str],
+    max_len: int,
+    max_prompt_bytes: int | None = None,
 ) -> Request:
     """Check a completions or chat body and turn it into a job.
 
-    :raises ApiError: 400 for a malformed body, 404 for a model this server does not serve.
+    :param max_prompt_bytes: The largest prompt (or rendered chat) in UTF-8 bytes; None for any.
+    :raises ApiError: 400 for a malformed body or a prompt over ``max_prompt_bytes``, 404 for
+        a model this server does not serve.
     """
     if not isinstance(body, dict):
         raise ApiError(400, "the request body must be a JSON object")
     model = _get(body, "model", (str,), names[0])
     if model not in names and model not in adapters:
         raise ApiError(404, f"The model `{model}` does not exist.", "model")
-    prompt, tokens = _messages(body) if chat else _prompt(body)
+    prompt, tokens = _messages(body, max_prompt_bytes) if chat else _prompt(body, max_prompt_bytes)
     limit = _get(body, "max_completion_tokens", (int,), None) if chat else None
     max_tokens = _get(body, "max_tokens", (int,), None) if limit is None else limit
     requested = max_tokens is not None

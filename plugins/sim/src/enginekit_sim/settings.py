@@ -6,7 +6,14 @@ import argparse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from enginekit_sim.cli import API_KEY_ENV, DEFAULT_NUM_GPU_BLOCKS, visible_devices
+from enginekit_sim.cli import (
+    API_KEY_ENV,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_PROMPT_BYTES,
+    DEFAULT_NUM_GPU_BLOCKS,
+    DEFAULT_STREAM_WRITE_TIMEOUT,
+    visible_devices,
+)
 from enginekit_sim.faults import Fault, parse_faults
 
 # The limits live in their own module, which the plugin imports without the server's
@@ -59,6 +66,9 @@ class Settings:
     heartbeat_s: float
     join_timeout_s: float
     devices: tuple[str, ...]
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    max_prompt_bytes: int = DEFAULT_MAX_PROMPT_BYTES
+    stream_write_timeout_s: float = DEFAULT_STREAM_WRITE_TIMEOUT
     api_key: str = field(default="", repr=False)
     faults: tuple[Fault, ...] = ()
     #: How ``num_blocks`` was worked out from ``--kv-cache-memory-bytes``, said at start;
@@ -132,6 +142,9 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Setti
         num_blocks=num_blocks,
         heartbeat_s=args.heartbeat_seconds,
         join_timeout_s=args.join_timeout,
+        max_body_bytes=args.max_body_bytes,
+        max_prompt_bytes=args.max_prompt_bytes,
+        stream_write_timeout_s=args.stream_write_timeout,
         devices=() if any(f.kind == "cpu-fallback" for f in faults) else devices,
         api_key=environ.get(API_KEY_ENV, ""),
         faults=faults,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import collections
 import random
 import re
+import sys
 import zlib
 
 #: ASCII words, and every other character alone: text without spaces (Chinese, Japanese)
@@ -54,23 +56,52 @@ def token_id(token: str) -> int:
     return zlib.crc32(token.encode("utf-8", "surrogatepass")) % VOCAB_SIZE
 
 
-#: Ids of tokens seen, so a word is hashed once; bounded, and cleared when full.
-_IDS: dict[str, int] = {}
-_IDS_LIMIT = 1 << 18
+class IdMemo:
+    """Ids of tokens seen, so a word is hashed once; bounded by the bytes it holds, oldest out first.
+
+    A count bound alone let unique huge one-word prompts pin gigabytes: each entry is
+    charged its key's size plus the slot, int and links, and the oldest go when the total
+    passes ``max_bytes``. Tokens longer than ``max_token`` are hashed every time and never
+    kept: no vocabulary has them, and hashing one costs less than the prompt's parsing did.
+    """
+
+    #: What one entry costs besides its key: the ordered dict's slot and links, and the id.
+    ENTRY_BYTES = 100
+
+    def __init__(self, max_bytes: int = 16 * 1024 * 1024, max_token: int = 256) -> None:
+        self.max_bytes, self.max_token = max_bytes, max_token
+        self.bytes = 0
+        # An OrderedDict drops its oldest entry in O(1); a dict's first key is found by
+        # scanning past every deleted slot.
+        self._ids: collections.OrderedDict[str, int] = collections.OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def ids(self, tokens: list[str]) -> list[int]:
+        """Stable ids for ``tokens``, in order."""
+        ids, out = self._ids, []
+        for t in tokens:
+            found = ids.get(t)
+            if found is None:
+                found = token_id(t)
+                if len(t) <= self.max_token:
+                    ids[t] = found
+                    self.bytes += sys.getsizeof(t) + self.ENTRY_BYTES
+                    while self.bytes > self.max_bytes and ids:
+                        old, _ = ids.popitem(last=False)
+                        self.bytes -= sys.getsizeof(old) + self.ENTRY_BYTES
+            out.append(found)
+        return out
+
+
+#: The process's memo (16 MiB at most: some 100k words).
+MEMO = IdMemo()
 
 
 def token_ids(tokens: list[str]) -> list[int]:
     """Stable ids for ``tokens``, in order."""
-    ids = _IDS
-    if len(ids) > _IDS_LIMIT:
-        ids.clear()
-    out = []
-    for t in tokens:
-        found = ids.get(t)
-        if found is None:
-            found = ids[t] = token_id(t)
-        out.append(found)
-    return out
+    return MEMO.ids(tokens)
 
 
 def source(seed: int | None, prompt: str, server_seed: int, sequence: int, greedy: bool) -> str:
