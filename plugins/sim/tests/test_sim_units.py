@@ -88,6 +88,9 @@ def test_prefix_cache_stores_hits_and_chains_blocks() -> None:
             "lora_id": None,
             "medium": "GPU",
             "lora_name": None,
+            "extra_keys": [None, None],
+            "group_idx": 0,
+            "kv_cache_spec_kind": "full_attention",
         }
     ]
     assert cache.usage() == 2 / 8
@@ -104,6 +107,7 @@ def test_prefix_cache_stores_hits_and_chains_blocks() -> None:
     assert lora.hit_tokens == 0, "an adapter's blocks are not the base model's"
     assert events[-1]["lora_name"] == "sql"
     assert events[-1]["lora_id"] == 1
+    assert events[-1]["extra_keys"] == [["sql"]], "vLLM hashes the adapter's name into each block"
 
 
 def test_prefix_cache_evicts_least_recently_used_free_blocks_only() -> None:
@@ -117,7 +121,7 @@ def test_prefix_cache_evicts_least_recently_used_free_blocks_only() -> None:
     cache.release(held, list(range(8)))
     cache.admit([9] * 4)
     oldest = block_hash(None, [0, 1, 2, 3], None)
-    assert events[0] == {"type": "BlockRemoved", "block_hashes": [oldest], "medium": "GPU"}
+    assert events[0] == {"type": "BlockRemoved", "block_hashes": [oldest], "medium": "GPU", "group_idx": 0}
     cache.clear()
     assert events[-1] == {"type": "AllBlocksCleared"}
     assert cache.usage() == 0

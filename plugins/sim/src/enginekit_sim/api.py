@@ -14,10 +14,33 @@ from aiohttp import web
 from enginekit_sim import __version__, openai
 from enginekit_sim.engine import Engine
 from enginekit_sim.jobs import READY, EngineDead
+from enginekit_sim.settings import KVEvents
 
 #: vLLM's guarded prefixes: everything else (/health, /metrics, /version) stays open.
 GUARDED = ("/v1", "/v2", "/inference", "/cohere")
 Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
+
+
+def kv_event_sources(config: KVEvents | None, rank: int) -> dict[str, dict[str, object]]:
+    """vLLM's ``/kv_event_sources``: each data-parallel rank's ``KVEventsConfig``, all its fields.
+
+    The fields the sim has no setting for carry vLLM 0.32's defaults, as recorded in
+    tests/data/vllm-0.32.0/endpoints.json; without KV events there is no source.
+    """
+    if config is None:
+        return {}
+    return {
+        str(rank): {
+            "enable_kv_cache_events": True,
+            "publisher": "zmq",
+            "endpoint": config.endpoint,
+            "replay_endpoint": None,
+            "buffer_steps": 10000,
+            "hwm": 100000,
+            "max_queue_size": 100000,
+            "topic": config.topic,
+        }
+    }
 
 
 def _error(exc: openai.ApiError) -> web.Response:
@@ -38,6 +61,11 @@ class Api:
         self._expected = f"bearer {engine.settings.api_key}".encode() if engine.settings.api_key else b""
         self.routes: dict[tuple[str, str], Handler] = {
             ("GET", "/health"): self.health,
+            # SageMaker's liveness check: vLLM answers it with its /health handler, both methods.
+            ("GET", "/ping"): self.health,
+            ("POST", "/ping"): self.health,
+            ("GET", "/load"): self.load,
+            ("GET", "/kv_event_sources"): self.kv_event_sources,
             ("GET", "/metrics"): self.metrics,
             ("GET", "/version"): self.version,
             ("GET", "/v1/models"): self.models,
@@ -93,6 +121,17 @@ class Api:
         reason = engine.reason or ("injected flap-health" if engine.state == READY else engine.state)
         return web.json_response({"status": engine.state, "reason": reason}, status=503)
 
+    async def load(self, request: web.BaseRequest) -> web.Response:
+        # vLLM counts in-flight requests here only with --enable-server-load-tracking, which
+        # the sim does not take: without it vLLM answers 0 at any load.
+        return web.json_response({"server_load": 0})
+
+    async def kv_event_sources(self, request: web.BaseRequest) -> web.Response:
+        publisher = self.engine.publisher
+        return web.json_response(
+            kv_event_sources(self.engine.settings.kv_events, publisher.rank if publisher else 0)
+        )
+
     async def metrics(self, request: web.BaseRequest) -> web.Response:
         body = self.engine.metrics.render().encode()
         return web.Response(body=body, headers={"Content-Type": "text/plain; version=0.0.4; charset=utf-8"})
@@ -115,7 +154,8 @@ class Api:
 
     async def reset_prefix_cache(self, request: web.BaseRequest) -> web.Response:
         self.engine.cache.clear()
-        return web.Response(status=200)
+        # vLLM 0.32 answers whether the reset happened; the sim's always does.
+        return web.json_response({"success": True})
 
     async def completions(self, request: web.BaseRequest) -> web.StreamResponse:
         return await self._generate(request, chat=False)

@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 MEDIUM = "GPU"
+#: The sim has one KV-cache group, of full attention: vLLM's group 0 and its spec kind.
+GROUP_IDX = 0
+SPEC_KIND = "full_attention"
 Event = dict[str, Any]
 _MASK = (1 << 64) - 1
 
@@ -114,7 +117,12 @@ class PrefixCache:
             return
         events: list[Event] = []
         if removed:
-            events.append({"type": "BlockRemoved", "block_hashes": removed, "medium": MEDIUM})
+            events.append(
+                {"type": "BlockRemoved", "block_hashes": removed, "medium": MEDIUM, "group_idx": GROUP_IDX}
+            )
+        # vLLM lists one entry of extra hash keys per block: the adapter's name when there
+        # is one (no multimodal inputs, cache salts or embeddings here), else None.
+        extra = [admission.lora] if admission.lora else None
         events += [
             {
                 "type": "BlockStored",
@@ -125,6 +133,9 @@ class PrefixCache:
                 "lora_id": admission.lora_id,
                 "medium": MEDIUM,
                 "lora_name": admission.lora,
+                "extra_keys": [extra] * len(hashes),
+                "group_idx": GROUP_IDX,
+                "kv_cache_spec_kind": SPEC_KIND,
             }
             for first_parent, hashes, chunk_tokens in runs
         ]

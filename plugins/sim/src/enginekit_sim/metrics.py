@@ -53,9 +53,11 @@ class Counter:
         self.value += amount
 
     def render(self, labels: str) -> str:
+        # vLLM 0.32's prometheus_client names the family with its _total suffix in HELP and
+        # TYPE too (tests/data/vllm-0.32.0/metrics.txt).
+        total = f"{self.name}_total"
         return (
-            f"# HELP {self.name} {self.help}\n# TYPE {self.name} counter\n"
-            f"{self.name}_total{{{labels}}} {float(self.value)!r}\n"
+            f"# HELP {total} {self.help}\n# TYPE {total} counter\n{total}{{{labels}}} {float(self.value)!r}\n"
         )
 
 
@@ -152,8 +154,8 @@ class Metrics:
             for c in (self.prompt_tokens, self.generation_tokens, self.cache_queries, self.cache_hits)
         ]
         success = [
-            "# HELP vllm:request_success Count of successfully processed requests.",
-            "# TYPE vllm:request_success counter",
+            "# HELP vllm:request_success_total Count of successfully processed requests.",
+            "# TYPE vllm:request_success_total counter",
         ]
         success += [
             f'vllm:request_success_total{{{self.labels},finished_reason="{reason}"}} {float(n)!r}'
