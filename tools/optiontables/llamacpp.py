@@ -43,7 +43,6 @@ b11312.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib
 import os
 import re
@@ -52,10 +51,13 @@ import sys
 import tarfile
 import time
 import venv
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+# The sibling module: this script runs from its own folder, which Python puts on the path.
+from common import sha256, spans
 
 ENGINE = "llamacpp"
 PROGRAM = "llama-server"
@@ -232,14 +234,6 @@ def run(command: Sequence[str], *, cwd: Path | None = None, output: Path | None 
         done = subprocess.run(command, cwd=cwd, stdout=sink, stderr=subprocess.STDOUT, check=False)
     if done.returncode:
         raise SystemExit(f"{' '.join(command)} failed ({done.returncode}); see {output}")
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as source:
-        for chunk in iter(lambda: source.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def pip(work: Path) -> Path:
@@ -479,19 +473,6 @@ def collect(work: Path, jobs: int) -> Table:
         present = sum(group.present and not group.removed for group in found)
         log(f"b{build.build}: {present} options, {sum(len(g.others) for g in found)} other spellings")
     return table
-
-
-def spans(indexes: Iterable[int], releases: Sequence[str]) -> list[list[str]]:
-    """Inclusive ``[first, last]`` ranges over ``releases`` of the builds in ``indexes``."""
-    result: list[list[str]] = []
-    previous = None
-    for index in sorted(indexes):
-        if previous is not None and index == previous + 1:
-            result[-1][1] = releases[index]
-        else:
-            result.append([releases[index], releases[index]])
-        previous = index
-    return result
 
 
 def renames(table: Table) -> dict[str, dict[str, str]]:

@@ -442,17 +442,6 @@ def spellings(reading: dict[str, Any], refusing: bool = False) -> dict[str, dict
     return found
 
 
-def ranges(present: list[bool], releases: list[str]) -> list[list[str]]:
-    """Inclusive ``[first, last]`` runs of the releases where ``present`` holds."""
-    runs: list[list[str]] = []
-    for index, here in enumerate(present):
-        if here and (index == 0 or not present[index - 1]):
-            runs.append([releases[index], releases[index]])
-        elif here:
-            runs[-1][1] = releases[index]
-    return runs
-
-
 #: How a notice names what replaced a spelling: "use --x instead", "alias for --x".
 _REPLACEMENT = re.compile(
     r"\b(?:use|set|alias for|replaced by|renamed to|in favou?r of)\s+`?(--[a-z0-9][a-z0-9-]*)", re.I
@@ -510,8 +499,16 @@ def find_renames(
     return dict(sorted(renames.items()))
 
 
+def _where(present: list[bool]) -> list[int]:
+    return [index for index, here in enumerate(present) if here]
+
+
 def build(readings: list[dict[str, Any]]) -> dict[str, Any]:
     """The option document of the readings, oldest release first."""
+    # The sibling module; imported here, since the probe half of this file runs in the
+    # work environment with -I, where this folder is not on the path.
+    from common import spans
+
     releases = [reading["release"] for reading in readings]
     accepted = [spellings(reading) for reading in readings]
     options: dict[str, dict[str, Any]] = {}
@@ -524,12 +521,15 @@ def build(readings: list[dict[str, Any]]) -> dict[str, Any]:
             counts = {str(takes(a["nargs"], spelling)) for a in where if a is not None}
             if len(counts) > 1:
                 print(f"{spelling}: takes changed ({sorted(counts)}), newest kept", file=sys.stderr)
-            options[spelling] = {"takes": takes(last["nargs"], spelling), "in": ranges(present, releases)}
+            options[spelling] = {
+                "takes": takes(last["nargs"], spelling),
+                "in": spans(_where(present), releases),
+            }
         else:
             targets = {next(s for s in a["strings"] if s.startswith("--")) for a in where if a is not None}
             if len(targets) > 1:
                 raise SystemExit(f"{spelling} stands for different options: {sorted(targets)}")
-            aliases[spelling] = {"option": targets.pop(), "in": ranges(present, releases)}
+            aliases[spelling] = {"option": targets.pop(), "in": spans(_where(present), releases)}
     return {
         "format": 1,
         "engine": ENGINE,

@@ -66,11 +66,14 @@ import re
 import sys
 import urllib.error
 import urllib.request
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
+
+# The sibling module: this script runs from its own folder, which Python puts on the path.
+from common import spans
 
 ENGINE = "trtllm"
 PROGRAM = "trtllm-serve serve"
@@ -339,19 +342,6 @@ def source_note(release: Release) -> str:
         f"{release.source_commit} by sphinx-click from tensorrt_llm.commands.serve): "
         f"serve option signatures, sha256 {release.digest}"
     )
-
-
-def spans(indexes: Iterable[int], releases: Sequence[str]) -> list[list[str]]:
-    """Inclusive ``[first, last]`` ranges over ``releases`` of the releases in ``indexes``."""
-    result: list[list[str]] = []
-    previous: int | None = None
-    for index in sorted(set(indexes)):
-        if previous is not None and index == previous + 1:
-            result[-1][1] = releases[index]
-        else:
-            result.append([releases[index], releases[index]])
-        previous = index
-    return result
 
 
 def renames(reads: Sequence[Read]) -> dict[str, dict[str, str]]:
