@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -299,3 +300,32 @@ def test_single_dash_abbreviations_are_read_among_the_releases_own_short_options
     assert judged("1.1.0", "-x", "2") == [
         "profile 'p': args: '-x' is not an option of toy serve 1.1.0; remove it"
     ]
+
+
+def test_a_later_word_of_a_list_option_is_not_echoed_either() -> None:
+    found = problems("1.2.0", "--served-model-name", "a", "-sk-SECRET")
+    assert found == [
+        "profile 'p': args[2] follows '--served-model-name', which takes a value, but starts with '-': "
+        "toy serve 1.2.0 reads it as an option, and it is none; give the value as --served-model-name=VALUE"
+    ]
+    # A fixed count already given: the next word is judged, and named, as an option.
+    assert problems("1.2.0", "--max-model-len", "8", "--max-model-length")[0].startswith(
+        "profile 'p': args: '--max-model-length' is not an option of toy serve 1.2.0; did you mean"
+    )
+
+
+def test_a_table_module_that_raises_on_import_is_one_table_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "brokentable"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "options_table.py").write_text("1 / 0\n", encoding="utf-8")
+    (package / "deep_table.py").write_text(f"TABLE = {'[' * 100000!r}\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(
+        OptionTableError, match=r"brokentable\.options_table: no option table \(ZeroDivisionError"
+    ):
+        OptionTable.from_package("brokentable")
+    with pytest.raises(OptionTableError, match=r"brokentable\.deep_table: TABLE is not JSON"):
+        OptionTable.from_package("brokentable", "deep_table")

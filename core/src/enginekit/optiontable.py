@@ -310,14 +310,14 @@ def _package_table(package: str, module: str) -> OptionTable:
     where = f"{package}.{module}"
     try:
         text = importlib.import_module(where).TABLE
-    except (ImportError, AttributeError) as error:
-        raise OptionTableError(f"{where}: no option table ({error})") from None
+    except Exception as error:  # a third party's module: whatever it raises is its bug
+        raise OptionTableError(f"{where}: no option table ({type(error).__name__}: {error})") from None
     if not isinstance(text, str):
         raise OptionTableError(f"{where}: TABLE is {type(text).__name__}, expected the JSON document as text")
     try:
         data = json.loads(text)
-    except ValueError as error:
-        raise OptionTableError(f"{where}: TABLE is not JSON ({error})") from None
+    except (ValueError, RecursionError) as error:
+        raise OptionTableError(f"{where}: TABLE is not JSON ({type(error).__name__})") from None
     return OptionTable.from_document(data, name=where)
 
 
@@ -484,17 +484,25 @@ class ReleaseOptions:
 
     def _value_of(self, args: ParsedArgs, by_token: Mapping[int, set[str]], index: int) -> str | None:
         """The option ``args[index]`` is probably the value of, when this release would refuse it."""
-        before = by_token.get(index - 1)
         token = args.tokens[index]
-        if not before or "=" in args.tokens[index - 1] or not token.startswith("-"):
+        # The nearest option before it, over the plain words between: a list option
+        # (``--api-key k1 -k2``) has them all as values, and the next may be a secret too.
+        previous = index - 1
+        while previous >= 0 and previous not in by_token:
+            previous -= 1
+        before = by_token.get(previous)
+        if not before or "=" in args.tokens[previous] or not token.startswith("-"):
             return None
         normal = args.syntax.normalise(token)
         if self._judge(token, by_token[index], "", normal, args.syntax.abbreviations) is None:
             return None  # an option this release has: argparse reads it as one, rightly
+        between = index - previous - 1  # the values it already has
         takes = [self.table.takes.get(option, None) for option in before]
-        if all(count == 0 for count in takes):
+        # A fixed count already given leaves this word no value of it; a list (None) or
+        # an unknown option may still be taking values.
+        if all(count is not None and count <= between for count in takes):
             return None
-        return spelling(args.tokens[index - 1])
+        return spelling(args.tokens[previous])
 
     def _judge(
         self, token: str, options: set[str], config_key: str, exact: str | None, abbreviates: bool = False
