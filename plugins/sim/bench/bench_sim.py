@@ -38,8 +38,8 @@ from typing import Any
 
 from enginekit.model import Profile, ShardSpec
 from enginekit.testing import engine_for
-from enginekit_sim.config import SimConfig
 from enginekit_sim.plugin import SimEngine
+from enginekit_sim.plugin.config import SimConfig
 
 HELLO = """
 import sys

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from enginekit.model import Command, Profile, ShardSpec
 from enginekit.testing import engine_for
-from enginekit_sim.config import SimConfig
 from enginekit_sim.plugin import SimEngine
+from enginekit_sim.plugin.config import SimConfig
 from enginekit_sim.testing import Proc, free_port
 
 #: Fast enough for a test, slow enough that "starting" is observable.

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from enginekit.model import Profile
 from enginekit.testing import engine_for
-from enginekit_sim.config import SimConfig
 from enginekit_sim.plugin import SimEngine
+from enginekit_sim.plugin.config import SimConfig
+from enginekit_sim.server.textgen import IdMemo, token_id
 from enginekit_sim.testing import free_port, poll, request
-from enginekit_sim.textgen import IdMemo, token_id
 
 KEY = "abuse-key-0a1b2c3d4e5f"
 

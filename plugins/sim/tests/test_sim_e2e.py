@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from enginekit.model import Adapter, Command, Profile, ShardSpec
 from enginekit.testing import engine_for
-from enginekit_sim.config import SimConfig
 from enginekit_sim.plugin import SimEngine
+from enginekit_sim.plugin.config import SimConfig
 from enginekit_sim.testing import (
     KVSubscriber,
     Proc,

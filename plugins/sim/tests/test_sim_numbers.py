@@ -19,11 +19,11 @@ from enginekit.convert import structure
 from enginekit.errors import SpecError
 from enginekit.model import MAX_KV_CACHE_MIB
 from enginekit.testing import engine_for
-from enginekit_sim import cli
-from enginekit_sim.config import Real, SimConfig
 from enginekit_sim.limits import MAX_KV_CACHE_BYTES
 from enginekit_sim.plugin import SimEngine
-from enginekit_sim.settings import LIMITS, StartupError, settings_from
+from enginekit_sim.plugin.config import Real, SimConfig
+from enginekit_sim.server import cli
+from enginekit_sim.server.settings import LIMITS, StartupError, settings_from
 
 PATH = "engines.sim"
 FLOATS = ("startup_seconds", "ttft_ms", "itl_ms", "prefill_ms_per_token")

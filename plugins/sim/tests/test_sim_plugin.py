@@ -12,10 +12,10 @@ from enginekit.errors import EngineError, SpecError
 from enginekit.model import MAX_KV_CACHE_MIB, Adapter, GPUInfo, Profile, ShardSpec
 from enginekit.registry import Registry
 from enginekit.testing import check_engine, engine_for
-from enginekit_sim import cli
-from enginekit_sim.config import SimConfig
 from enginekit_sim.plugin import SimEngine
-from enginekit_sim.settings import settings_from
+from enginekit_sim.plugin.config import SimConfig
+from enginekit_sim.server import cli
+from enginekit_sim.server.settings import settings_from
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

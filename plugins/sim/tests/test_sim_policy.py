@@ -10,8 +10,8 @@ from enginekit.errors import SpecError
 from enginekit.model import Profile, ShardSpec
 from enginekit.ncclenv import placement_env
 from enginekit.testing import engine_for
-from enginekit_sim.config import SimConfig
 from enginekit_sim.plugin import SimEngine
+from enginekit_sim.plugin.config import SimConfig
 
 KEY = "ENGINEKIT_API_KEY"
 FALLBACK = "ENGINEKIT_SIM_CPU_FALLBACK"

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from enginekit.model import Command, Profile, ShardSpec
-from enginekit_sim import cli
-from enginekit_sim.engine import Engine
-from enginekit_sim.kvcache import PrefixCache
-from enginekit_sim.metrics import Metrics
-from enginekit_sim.publisher import Publisher
-from enginekit_sim.settings import KVEvents, settings_from
+from enginekit_sim.server import cli
+from enginekit_sim.server.core import EngineCore
+from enginekit_sim.server.kvcache import PrefixCache
+from enginekit_sim.server.metrics import Metrics
+from enginekit_sim.server.publisher import Publisher
+from enginekit_sim.server.settings import KVEvents, settings_from
 from enginekit_sim.testing import KVSubscriber, Proc, poll, request
 
 DATA = Path(__file__).parent / "data" / "vllm-0.32.0"
@@ -180,7 +180,7 @@ def test_adapter_events_match_the_recorded_ones() -> None:
     args = cli.build_parser().parse_args(
         ["serve", "/m", "--enable-lora", "--lora-modules", "sql=/a/sql", "chat=/a/chat", "--block-size", "32"]
     )
-    engine = Engine(settings_from(args, {}))
+    engine = EngineCore(settings_from(args, {}))
     assert engine._lora_ids == {e["lora_name"]: e["lora_id"] for e in real} == {"sql": 1, "chat": 2}
     for recorded in real:
         events: list[dict[str, Any]] = []

@@ -9,14 +9,14 @@ import json
 
 import msgpack
 import pytest
-from enginekit_sim import cli, openai, textgen
-from enginekit_sim.engine import Engine
 from enginekit_sim.faults import Fault, parse_fault, parse_faults
-from enginekit_sim.jobs import READY, Job
-from enginekit_sim.kvcache import PrefixCache, block_hash
-from enginekit_sim.metrics import Metrics, buckets_1_2_5
-from enginekit_sim.publisher import binds, encode_event
-from enginekit_sim.settings import StartupError, settings_from
+from enginekit_sim.server import cli, openai, textgen
+from enginekit_sim.server.core import EngineCore
+from enginekit_sim.server.jobs import READY, Job
+from enginekit_sim.server.kvcache import PrefixCache, block_hash
+from enginekit_sim.server.metrics import Metrics, buckets_1_2_5
+from enginekit_sim.server.publisher import binds, encode_event
+from enginekit_sim.server.settings import StartupError, settings_from
 from enginekit_sim.testing import parse_metrics, sample
 from hypothesis import given
 from hypothesis import strategies as st
@@ -275,7 +275,7 @@ def test_the_kv_cache_capacity_is_in_blocks_given_or_worked_out_from_bytes(
 ) -> None:
     settings = settings_from(serve_args(*args), {})
     assert (settings.num_blocks, settings.kv_cache_note) == (blocks, note)
-    assert Engine(settings).cache.capacity == blocks
+    assert EngineCore(settings).cache.capacity == blocks
 
 
 BOTH = (
@@ -310,7 +310,7 @@ def test_devices_lists_what_the_process_was_given(capsys: pytest.CaptureFixture[
 def test_queue_and_schedule_in_process() -> None:
     async def scenario() -> tuple[list[float], float, float]:
         settings = settings_from(serve_args("--max-num-seqs", "1", "--ttft-ms", "20", "--itl-ms", "10"), {})
-        engine = Engine(settings)
+        engine = EngineCore(settings)
         engine.state = READY
         waits: list[float] = []
 
@@ -350,7 +350,7 @@ def test_chunks_are_valid_json() -> None:
 def test_a_waiter_that_gives_up_leaves_its_place_to_the_next() -> None:
     async def scenario() -> list[str]:
         settings = settings_from(serve_args("--max-num-seqs", "1", "--ttft-ms", "30", "--itl-ms", "0"), {})
-        engine = Engine(settings)
+        engine = EngineCore(settings)
         engine.state = READY
         done: list[str] = []
 

@@ -1,4 +1,12 @@
-"""enginekit-sim: the simulated inference engine, as an enginekit plugin and as a real server."""
+"""enginekit-sim: the simulated inference engine, as an enginekit plugin and as a real server.
+
+Two subpackages that share one option table (:mod:`enginekit_sim.options`, with the fault
+syntax and the numbers' limits beside it):
+
+- :mod:`enginekit_sim.plugin` renders a shard's plan. Every ``enginekit engines`` imports
+  it, so it imports nothing of the server: no HTTP framework, no ZMQ.
+- :mod:`enginekit_sim.server` is the process the plan starts, ``python -m enginekit_sim``.
+"""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from enginekit_sim.cli import main
+from enginekit_sim.server.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -17,8 +17,8 @@ from typing import Any
 
 import zmq
 
-from enginekit_sim.kvcache import Event
-from enginekit_sim.settings import KVEvents
+from enginekit_sim.server.kvcache import Event
+from enginekit_sim.server.settings import KVEvents
 
 #: Field order of vLLM's positional (``array_like``) structs, after the tag.
 _POSITIONAL = {

@@ -1,16 +1,14 @@
-"""``python -m enginekit_sim``: the simulated engine's command line, shared with the plugin's validation.
+"""The simulated engine's one option table and parser, shared by the render plugin and the server.
 
 The parser is the one the plugin checks a profile's pass-through arguments with, so the
-verdict at validation time is the verdict at start. Importing this module imports
-nothing heavy: the server is imported only when ``serve`` runs.
+verdict at validation time is the verdict at start. It imports only the standard library
+and the fault syntax: the plugin, which every ``enginekit engines`` imports, reads it
+without loading anything of the server.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from enginekit_sim.faults import FAULTS, parse_faults
@@ -168,42 +166,3 @@ def build_parser() -> argparse.ArgumentParser:
     for names, keywords in SERVE_OPTIONS:
         serve.add_argument(*names, **keywords)
     return parser
-
-
-def visible_devices(environ: Mapping[str, str]) -> list[str]:
-    """The GPUs a process with ``environ`` was given: ``CUDA_VISIBLE_DEVICES``, minus a CPU fallback."""
-    if environ.get(CPU_FALLBACK_ENV) == "1":
-        return []
-    value = environ.get("CUDA_VISIBLE_DEVICES", "")
-    # CUDA stops at the first invalid entry; -1 is the conventional "none".
-    devices = []
-    for item in (part.strip() for part in value.split(",")):
-        if not item or item.startswith("-"):
-            break
-        devices.append(item)
-    return devices
-
-
-def _devices(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
-    fallback = any(f.kind == "cpu-fallback" for f in parse_faults(args.fault))
-    devices = [] if fallback else visible_devices(environ)
-    if not devices:
-        print("no GPU visible: the simulated engine runs on the CPU")
-    for device in devices:
-        print(f"GPU {device}")
-    return 0
-
-
-def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
-    """Run the command line; returns the exit status (2 for bad arguments, as argparse does)."""
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except ArgsError as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-        return 2
-    if args.command == "devices":
-        return _devices(args, os.environ if environ is None else environ)
-    from enginekit_sim.server import serve
-
-    return serve(args)

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 from enginekit.plugin import EngineError, hookimpl
 
-from enginekit_sim.config import SimConfig
 from enginekit_sim.faults import Fault, parse_faults
+from enginekit_sim.plugin.config import SimConfig
 
 # Each hook imports what it uses when it first runs: `enginekit engines` imports every
 # engine to list it, and needs its config and its hooks, not its planning code.
@@ -43,7 +43,7 @@ class SimEngine:
     def policy(self) -> EnginePolicy:
         """The options enginekit manages or refuses, and the variables the commands generate."""
         if self._policy is None:
-            from enginekit_sim import flags
+            from enginekit_sim.plugin import flags
 
             self._policy = flags.policy(self.config.allow_args)
         return self._policy
@@ -51,7 +51,7 @@ class SimEngine:
     @hookimpl
     def validate(self, profile: Profile, gpus: Sequence[GPUInfo], args: ParsedArgs) -> list[str]:
         """Refuse values of pass-through arguments the simulator would refuse at start."""
-        from enginekit_sim import flags
+        from enginekit_sim.plugin import flags
 
         return flags.problems(profile.name, args)
 
@@ -60,7 +60,7 @@ class SimEngine:
         """One process per shard: the leader serves HTTP, every other rank joins it headless."""
         from enginekit.plugin import CommandBuilder
 
-        from enginekit_sim.cli import API_KEY_ENV, CPU_FALLBACK_ENV
+        from enginekit_sim.options import API_KEY_ENV, CPU_FALLBACK_ENV
 
         profile, config = shard.profile, self.config
         args = [*self._start("serve", profile.model_path), "--served-model-name", profile.model_name()]
@@ -131,7 +131,7 @@ class SimEngine:
         the model, but a CPU shard's comes out of the node's memory, which placement shares
         out; the simulator turns the bytes into blocks with ``--kv-bytes-per-token``.
         """
-        from enginekit_sim import flags
+        from enginekit_sim.plugin import flags
 
         if not (shard.on_cpu() and shard.kv_cache_mib):
             return "--num-gpu-blocks-override", str(self.config.num_gpu_blocks)
@@ -163,7 +163,7 @@ class SimEngine:
 
     def _faults(self, shard: ShardSpec) -> list[Fault]:
         """The faults injected on this shard's rank, from the node config and then the profile."""
-        from enginekit_sim import flags
+        from enginekit_sim.plugin import flags
 
         texts = [*self.config.faults, *flags.values(shard.profile.args, "--fault")]
         try:

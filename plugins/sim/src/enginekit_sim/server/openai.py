@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from enginekit_sim import textgen
-from enginekit_sim.jobs import Job
+from enginekit_sim.server import textgen
+from enginekit_sim.server.jobs import Job
 
 #: JSON string literal of a str (the json module's own C encoder, without dumps' overhead).
 _quote = json.encoder.encode_basestring_ascii

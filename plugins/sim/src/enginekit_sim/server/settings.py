@@ -6,22 +6,36 @@ import argparse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from enginekit_sim.cli import (
-    API_KEY_ENV,
-    DEFAULT_MAX_BODY_BYTES,
-    DEFAULT_MAX_PROMPT_BYTES,
-    DEFAULT_NUM_GPU_BLOCKS,
-    DEFAULT_STREAM_WRITE_TIMEOUT,
-    visible_devices,
-)
 from enginekit_sim.faults import Fault, parse_faults
 
-# The limits live in their own module, which the plugin imports without the server's
-# settings; they are still found here, where they were defined.
+# The limits live beside the option table, which the plugin imports without the server;
+# the server's code and tests find them here too.
 from enginekit_sim.limits import LIMITS as LIMITS
 from enginekit_sim.limits import Limit as Limit
 from enginekit_sim.limits import limit_problem as limit_problem
 from enginekit_sim.limits import number_problems
+from enginekit_sim.options import (
+    API_KEY_ENV,
+    CPU_FALLBACK_ENV,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_PROMPT_BYTES,
+    DEFAULT_NUM_GPU_BLOCKS,
+    DEFAULT_STREAM_WRITE_TIMEOUT,
+)
+
+
+def visible_devices(environ: Mapping[str, str]) -> list[str]:
+    """The GPUs a process with ``environ`` was given: ``CUDA_VISIBLE_DEVICES``, minus a CPU fallback."""
+    if environ.get(CPU_FALLBACK_ENV) == "1":
+        return []
+    value = environ.get("CUDA_VISIBLE_DEVICES", "")
+    # CUDA stops at the first invalid entry; -1 is the conventional "none".
+    devices = []
+    for item in (part.strip() for part in value.split(",")):
+        if not item or item.startswith("-"):
+            break
+        devices.append(item)
+    return devices
 
 
 class StartupError(Exception):

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from enginekit_sim.settings import Settings
+from enginekit_sim.server.settings import Settings
 
 JOIN_REPLY_TIMEOUT = 10.0
 

@@ -8,10 +8,10 @@ from typing import Any
 import attrs
 from enginekit.plugin import allow_args, executable
 
-from enginekit_sim.cli import DEFAULT_KV_BYTES_PER_TOKEN, DEFAULT_NUM_GPU_BLOCKS
 from enginekit_sim.faults import parse_faults
-from enginekit_sim.flags import CODE_LOADING, MANAGED, SECRETS
 from enginekit_sim.limits import LIMITS, Limit, limit_problem
+from enginekit_sim.options import DEFAULT_KV_BYTES_PER_TOKEN, DEFAULT_NUM_GPU_BLOCKS
+from enginekit_sim.plugin.flags import CODE_LOADING, MANAGED, SECRETS
 
 
 class Real(float):

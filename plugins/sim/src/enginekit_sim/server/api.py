@@ -11,10 +11,11 @@ from contextlib import aclosing
 
 from aiohttp import web
 
-from enginekit_sim import __version__, openai
-from enginekit_sim.engine import Engine
-from enginekit_sim.jobs import READY, EngineDead
-from enginekit_sim.settings import KVEvents
+from enginekit_sim import __version__
+from enginekit_sim.server import openai
+from enginekit_sim.server.core import EngineCore
+from enginekit_sim.server.jobs import READY, EngineDead
+from enginekit_sim.server.settings import KVEvents
 
 #: vLLM's guarded prefixes: everything else (/health, /metrics, /version) stays open.
 GUARDED = ("/v1", "/v2", "/inference", "/cohere")
@@ -54,7 +55,7 @@ class Api:
     ``web.Application`` cost more per request than anything this API needs from them.
     """
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: EngineCore) -> None:
         self.engine = engine
         self.created = int(time.time())
         self._ids = 0

@@ -8,7 +8,8 @@ import re
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
-from enginekit_sim.cli import (
+from enginekit_sim.limits import number_problems
+from enginekit_sim.options import (
     API_KEY_ENV,
     CPU_FALLBACK_ENV,
     SERVE_OPTIONS,
@@ -16,7 +17,6 @@ from enginekit_sim.cli import (
     build_parser,
     option_spellings,
 )
-from enginekit_sim.limits import number_problems
 
 if TYPE_CHECKING:
     from enginekit.plugin import ArgSyntax, EnginePolicy, ParsedArgs

@@ -8,15 +8,15 @@ import sys
 import time
 from collections.abc import AsyncGenerator
 
-from enginekit_sim import textgen
-from enginekit_sim.jobs import BROKEN, READY, STARTING, EngineDead, Job, Running, die
-from enginekit_sim.kvcache import PrefixCache
-from enginekit_sim.metrics import Metrics
-from enginekit_sim.publisher import Publisher
-from enginekit_sim.settings import Settings
+from enginekit_sim.server import textgen
+from enginekit_sim.server.jobs import BROKEN, READY, STARTING, EngineDead, Job, Running, die
+from enginekit_sim.server.kvcache import PrefixCache
+from enginekit_sim.server.metrics import Metrics
+from enginekit_sim.server.publisher import Publisher
+from enginekit_sim.server.settings import Settings
 
 
-class Engine:
+class EngineCore:
     """The state a leader's HTTP handlers share."""
 
     def __init__(self, settings: Settings, publisher: Publisher | None = None) -> None:

@@ -12,14 +12,14 @@ from typing import Any
 
 from aiohttp import web
 
-from enginekit_sim.api import Api
-from enginekit_sim.cli import API_KEY_ENV
-from enginekit_sim.cluster import Leader, run_worker
-from enginekit_sim.engine import Engine
-from enginekit_sim.jobs import die
-from enginekit_sim.metrics import Gauge
-from enginekit_sim.publisher import Publisher
-from enginekit_sim.settings import Settings, StartupError, settings_from
+from enginekit_sim.options import API_KEY_ENV
+from enginekit_sim.server.api import Api
+from enginekit_sim.server.cluster import Leader, run_worker
+from enginekit_sim.server.core import EngineCore
+from enginekit_sim.server.jobs import die
+from enginekit_sim.server.metrics import Gauge
+from enginekit_sim.server.publisher import Publisher
+from enginekit_sim.server.settings import Settings, StartupError, settings_from
 
 
 def _settle(future: asyncio.Future[Any], value: Any) -> None:
@@ -95,7 +95,7 @@ async def _worker(settings: Settings, stop: asyncio.Future[int]) -> int:
 async def _leader(settings: Settings, stop: asyncio.Future[int]) -> int:
     loop = asyncio.get_running_loop()
     publisher = Publisher(settings.kv_events) if settings.kv_events is not None else None
-    engine = Engine(settings, publisher)
+    engine = EngineCore(settings, publisher)
     loaded: asyncio.Future[None] = loop.create_future()
     leader: Leader | None = None
 

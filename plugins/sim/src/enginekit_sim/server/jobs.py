@@ -6,7 +6,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-from enginekit_sim.kvcache import Admission
+from enginekit_sim.server.kvcache import Admission
 
 STARTING, READY, BROKEN = "starting", "ready", "broken"
 
