@@ -14,7 +14,7 @@ from enginekit_sim.server import cli, openai, textgen
 from enginekit_sim.server.core import EngineCore
 from enginekit_sim.server.jobs import READY, Job
 from enginekit_sim.server.kvcache import PrefixCache, block_hash
-from enginekit_sim.server.metrics import Metrics, buckets_1_2_5
+from enginekit_sim.server.metrics import ITL_BUCKETS, Histogram, Metrics, buckets_1_2_5
 from enginekit_sim.server.publisher import binds, encode_event
 from enginekit_sim.server.settings import StartupError, settings_from
 from enginekit_sim.testing import parse_metrics, sample
@@ -165,6 +165,35 @@ def test_metrics_render_vllm_names_and_parse() -> None:
     assert sample(parsed, "vllm:request_success_total", finished_reason="length") == 1
     assert 'model_name="m\\"x"' in metrics.render()
     assert buckets_1_2_5(100) == (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            # Bounds themselves included: a value on a bound counts in that bound's bucket.
+            st.one_of(st.sampled_from(ITL_BUCKETS), st.floats(0, 200, allow_nan=False)),
+            st.integers(1, 5),
+        ),
+        max_size=1500,
+    )
+)
+def test_a_histogram_counts_in_batches_what_it_would_count_one_by_one(
+    observations: list[tuple[float, int]],
+) -> None:
+    histogram = Histogram("h", "h", ITL_BUCKETS)
+    expected = [0] * (len(ITL_BUCKETS) + 1)
+    for value, count in observations:
+        histogram.observe(value, count)
+        expected[sum(bound < value for bound in ITL_BUCKETS)] += count
+    # Read twice, with more observed between: nothing counted twice, nothing lost.
+    assert histogram.counts == expected
+    histogram.observe(0.0)
+    expected[0] += 1
+    assert histogram.counts == expected
+    assert histogram.sum == pytest.approx(sum(value * count for value, count in observations))
+    rendered = parse_metrics(histogram.render('model_name="m"'))
+    assert sample(rendered, "h_count") == sum(expected)
+    assert sample(rendered, "h_bucket", le="+Inf") == sum(expected)
 
 
 def parse(body: object, chat: bool = False) -> openai.Request:

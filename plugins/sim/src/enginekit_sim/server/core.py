@@ -137,20 +137,20 @@ class EngineCore:
                 return
         self.running -= 1
 
-    async def _until(self, run: Running, step: int) -> None:
-        """Wait until token ``step`` is due (``first + step * itl`` from admission), then account for it.
+    def _due(self, run: Running, step: int) -> float:
+        """Seconds until token ``step`` is due: ``first + step * itl`` from admission.
 
         Measured from admission, never from the previous token, so a late wake-up does
-        not push every later token back. A group that lost a member fails the request.
+        not push every later token back. The callers sleep only when it is positive: a
+        token already due costs no coroutine and no trip through the event loop.
         """
-        loop = asyncio.get_running_loop()
-        now = loop.time()
-        wait = run.first + step * self.settings.itl_s - now
-        if wait > 0:
-            await asyncio.sleep(wait)
-            now = loop.time()
+        return run.first + step * self.settings.itl_s - asyncio.get_running_loop().time()
+
+    def _reached(self, run: Running, step: int) -> None:
+        """Token ``step`` is out: account for it. A group that lost a member fails the request."""
         if self.state == BROKEN:
             raise EngineDead(self.reason)
+        now = asyncio.get_running_loop().time()
         if step == 0:
             self.metrics.ttft.observe(now - run.arrived)
         else:
@@ -176,9 +176,11 @@ class EngineCore:
         """Run ``job`` to its end: only the first and last tokens need a timer, on the same schedule."""
         run = await self._admit(job)
         try:
-            await self._until(run, 0)
-            if job.max_tokens > 1:
-                await self._until(run, job.max_tokens - 1)
+            for step in (0, job.max_tokens - 1) if job.max_tokens > 1 else (0,):
+                wait = self._due(run, step)
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                self._reached(run, step)
         finally:
             self._finish(run)
 
@@ -187,7 +189,10 @@ class EngineCore:
         run = await self._admit(job)
         try:
             for step in range(job.max_tokens):
-                await self._until(run, step)
+                wait = self._due(run, step)
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                self._reached(run, step)
                 yield step
         finally:
             self._finish(run)

@@ -7,6 +7,7 @@ import random
 import re
 import sys
 import zlib
+from typing import cast
 
 #: ASCII words, and every other character alone: text without spaces (Chinese, Japanese)
 #: comes out as many tokens, as a real tokenizer makes it, not as one.
@@ -80,7 +81,11 @@ class IdMemo:
 
     def ids(self, tokens: list[str]) -> list[int]:
         """Stable ids for ``tokens``, in order."""
-        ids, out = self._ids, []
+        ids = self._ids
+        known = [*map(ids.get, tokens)]
+        if None not in known:  # every token seen before: the lookups ran in C
+            return cast("list[int]", known)
+        out = []
         for t in tokens:
             found = ids.get(t)
             if found is None:
