@@ -213,6 +213,13 @@ class Api:
         too_large = openai.ApiError(413, f"the request body is larger than {limit} bytes")
         if (request.content_length or 0) > limit:
             raise too_large
+        content = request.content
+        if content.is_eof():
+            # The whole body came with the head (every small request does): take it as it is.
+            body = content.read_nowait()
+            if len(body) > limit:
+                raise too_large
+            return body
         chunks, size = [], 0
         # Each readany() returns what has arrived (EOF is b""), so the loop ends with the body.
         while chunk := await request.content.readany():

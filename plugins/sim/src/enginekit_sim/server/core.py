@@ -93,12 +93,17 @@ class EngineCore:
             for i in range(job.n)
         ]
 
-    async def _admit(self, job: Job) -> Running:
-        """Wait for a slot if every one is taken (the queue), then start the job."""
-        arrived = asyncio.get_running_loop().time()
+    def _admit_now(self, job: Job) -> Running | None:
+        """Start the job at once if a slot is free and nobody waits; None otherwise."""
         if self.running < self.settings.max_num_seqs and not self._waiting:
             self.running += 1
+            arrived = asyncio.get_running_loop().time()
             return self._start(job, arrived, arrived)
+        return None
+
+    async def _admit(self, job: Job) -> Running:
+        """Wait for a slot (the queue), then start the job."""
+        arrived = asyncio.get_running_loop().time()
         await self._queue()
         return self._start(job, arrived, asyncio.get_running_loop().time())
 
@@ -174,7 +179,8 @@ class EngineCore:
 
     async def complete(self, job: Job) -> None:
         """Run ``job`` to its end: only the first and last tokens need a timer, on the same schedule."""
-        run = await self._admit(job)
+        # Most requests find a slot: starting them costs no coroutine.
+        run = self._admit_now(job) or await self._admit(job)
         try:
             for step in (0, job.max_tokens - 1) if job.max_tokens > 1 else (0,):
                 wait = self._due(run, step)
@@ -186,7 +192,7 @@ class EngineCore:
 
     async def run(self, job: Job) -> AsyncGenerator[int, None]:
         """Run ``job`` token by token, yielding each step's index when it is due."""
-        run = await self._admit(job)
+        run = self._admit_now(job) or await self._admit(job)
         try:
             for step in range(job.max_tokens):
                 wait = self._due(run, step)
