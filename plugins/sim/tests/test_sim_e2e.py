@@ -316,7 +316,10 @@ def test_kv_events_reach_a_subscriber_in_vllm_format(
                 assert completion(url, None, prompt=f"other {i} " + prompt, max_tokens=1)[0] == 200
             kinds = subscriber.events(lambda found: any(_kind(e) == "BlockRemoved" for e in found), timeout=5)
             assert any(_kind(e) == "BlockStored" for e in kinds)
-            assert request(url + "/reset_prefix_cache", b"")[0] == 200
+            status, body = request(url + "/reset_prefix_cache", b"")
+            assert (status, json.loads(body)) == (200, {"success": True})
+            # As vLLM: the event goes out with the next engine step's batch.
+            assert completion(url, None, prompt="x", max_tokens=1)[0] == 200
             cleared = subscriber.events(
                 lambda found: any(_kind(e) == "AllBlocksCleared" for e in found), timeout=5
             )

@@ -204,3 +204,89 @@ def test_reset_prefix_cache_answers_as_recorded(start: Start, render: Render, ma
     status, raw = request(url + real["path"], b"")
     assert status == real["status"]
     assert json.loads(raw) == json.loads(real["body"])
+
+
+def recorded_eviction_batches() -> list[list[Any]]:
+    """The real ``KVEventBatch``es of the eviction run, decoded from the bytes as received, in order."""
+    paths = sorted(DATA.glob("kv_evict_batch_*.bin"), key=lambda p: int(p.stem.rsplit("_", 1)[1]))
+    return [unpackb(p.read_bytes()) for p in paths]
+
+
+def kinds(events: list[dict[str, Any]]) -> list[str]:
+    return [e["type"] for e in events]
+
+
+def eviction_prompt(index: int, length: int) -> list[int]:
+    """The token ids record_evictions.py.txt sent as its ``index``-th distinct prompt."""
+    return [10 + (index * 101 + j * 7) % 990 for j in range(length)]
+
+
+def test_recorded_eviction_batches_decode_as_the_json_beside_them() -> None:
+    decoded = json.loads((DATA / "kv_evict_batches.json").read_text())
+    assert recorded_eviction_batches() == [d["batch"] for d in decoded]
+    assert [d["seq"] for d in decoded] == list(range(len(decoded)))
+
+
+def test_sim_block_removed_has_the_recorded_structure() -> None:
+    real = recorded_eviction_batches()
+    run = json.loads((DATA / "evict_run.json").read_text())
+    longs = [s for s in run["steps"] if s["step"].startswith("long_") and "after" not in s["step"]]
+    # vLLM's 10 blocks, less its null block and the partial fourth block a running 100-token
+    # prompt holds: 8 for full blocks, so the sim evicts where vLLM did.
+    assert run["num_gpu_blocks_override"] == 10
+    batches: list[list[dict[str, Any]]] = []
+    cache = PrefixCache(block_size=32, capacity=8, publish=batches.append)
+    pack: Callable[..., bytes] = importlib.import_module("msgpack").packb
+    for index, step in enumerate(longs):
+        (batch_index,) = step["batches"]
+        real_events = real[batch_index][1]
+        stored = real_events[-1]
+        assert step["prompt_tokens"] == 100
+        tokens = eviction_prompt(index, step["prompt_tokens"])
+        assert tokens[:96] == stored["token_ids"], "three full blocks stored, the partial fourth not"
+        before = len(batches)
+        cache.release(cache.admit(tokens), tokens)
+        (events,) = batches[before:]
+        # Through the wire as the publisher packs it, so msgpack's types are compared.
+        sim_events = unpackb(pack(events, use_bin_type=True))
+        assert kinds(sim_events) == kinds(real_events), step["step"]
+        assert shape(sim_events) == shape(real_events), step["step"]
+        for sim, recorded in zip(sim_events, real_events, strict=True):
+            assert list(sim) == list(recorded), "the same fields in the same order"
+            if recorded["type"] == "BlockRemoved":
+                assert len(sim["block_hashes"]) == len(recorded["block_hashes"]) == 1, "one event per block"
+                assert (sim["medium"], sim["group_idx"]) == (recorded["medium"], recorded["group_idx"])
+    assert sum(kinds(b[1]).count("BlockRemoved") for b in real) == 7
+
+
+def test_sim_all_blocks_cleared_has_the_recorded_structure() -> None:
+    real = recorded_eviction_batches()
+    run = {s["step"]: s for s in json.loads((DATA / "evict_run.json").read_text())["steps"]}
+    # vLLM answered the reset at once but published nothing while idle: the event went out
+    # with the next request's step, first in its batch.
+    assert run["reset_1"]["batches"] == run["reset_2"]["batches"] == []
+    assert json.loads(run["reset_1"]["body"]) == {"success": True}
+    alone = real[run["short_after_reset_1"]["batches"][0]][1]
+    with_stored = real[run["long_0_after_reset_2"]["batches"][0]][1]
+    assert kinds(alone) == ["AllBlocksCleared"]
+    assert kinds(with_stored) == ["AllBlocksCleared", "BlockStored"]
+    # The same prompt is stored again under the hashes it had before the reset.
+    assert with_stored[1]["block_hashes"] == real[run["long_0"]["batches"][0]][1][-1]["block_hashes"]
+
+    # The sim, through the same steps: a reset, a short request, a reset, the long prompt.
+    batches: list[list[dict[str, Any]]] = []
+    cache = PrefixCache(block_size=32, capacity=8, publish=batches.append)
+    tokens, short = with_stored[1]["token_ids"], list(range(10))
+    cache.release(cache.admit(tokens), tokens)
+    assert cache.clear() is True
+    assert len(batches) == 1, "nothing published while idle"
+    cache.release(cache.admit(short), short)
+    assert cache.clear() is True
+    cache.release(cache.admit(tokens), tokens)
+    first, cleared, again = batches
+    pack: Callable[..., bytes] = importlib.import_module("msgpack").packb
+    sim = unpackb(pack(cleared, use_bin_type=True))
+    assert sim == alone == [{"type": "AllBlocksCleared"}]
+    assert shape(sim) == shape(alone)
+    assert kinds(again) == kinds(with_stored)
+    assert again[1]["block_hashes"] == first[0]["block_hashes"]

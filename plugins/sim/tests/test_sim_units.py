@@ -120,11 +120,31 @@ def test_prefix_cache_evicts_least_recently_used_free_blocks_only() -> None:
     assert events == []
     cache.release(held, list(range(8)))
     cache.admit([9] * 4)
-    oldest = block_hash(None, [0, 1, 2, 3], None)
-    assert events[0] == {"type": "BlockRemoved", "block_hashes": [oldest], "medium": "GPU", "group_idx": 0}
-    cache.clear()
-    assert events[-1] == {"type": "AllBlocksCleared"}
+    # Freed tail first, as vLLM frees them: the chain's last block is the first evicted.
+    root = block_hash(None, [0, 1, 2, 3], None)
+    tail = block_hash(root, [4, 5, 6, 7], None)
+    assert events[0] == {"type": "BlockRemoved", "block_hashes": [tail], "medium": "GPU", "group_idx": 0}
+    assert cache.admit([0, 1, 2, 3]).hit_tokens == 4, "the root, freed last, is still cached"
+
+
+def test_a_prefix_cache_reset_is_refused_while_blocks_are_held_and_announced_with_the_next_batch() -> None:
+    cache, events = cache_with_events(capacity=4)
+    held = cache.admit(list(range(8)))
+    events.clear()
+    assert cache.clear() is False, "vLLM refuses a reset while running requests hold blocks"
+    assert cache.usage() == 0.5
+    assert events == []
+    cache.release(held, list(range(8)))
+    assert cache.clear() is True
     assert cache.usage() == 0
+    assert events == [], "published with the next engine step, not at once"
+    cache.admit([1, 2])  # stores no block: the reset goes out alone
+    assert events == [{"type": "AllBlocksCleared"}]
+    events.clear()
+    assert cache.clear() is True
+    again = cache.admit(list(range(4)))
+    assert again.hit_tokens == 0, "nothing survives a reset"
+    assert [event["type"] for event in events] == ["AllBlocksCleared", "BlockStored"]
 
 
 def test_event_wire_formats_follow_vllm() -> None:

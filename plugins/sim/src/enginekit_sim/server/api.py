@@ -154,9 +154,8 @@ class Api:
         return web.json_response({"object": "list", "data": data})
 
     async def reset_prefix_cache(self, request: web.BaseRequest) -> web.Response:
-        self.engine.cache.clear()
-        # vLLM 0.32 answers whether the reset happened; the sim's always does.
-        return web.json_response({"success": True})
+        # As vLLM 0.32: refused (false) while running requests hold blocks; callers retry.
+        return web.json_response({"success": self.engine.cache.clear()})
 
     async def completions(self, request: web.BaseRequest) -> web.StreamResponse:
         return await self._generate(request, chat=False)

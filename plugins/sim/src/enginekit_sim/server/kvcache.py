@@ -48,6 +48,8 @@ class PrefixCache:
         #: Hash -> how many running requests hold the block, least recently used first.
         self._refs: OrderedDict[int, int] = OrderedDict()
         self._in_use = 0
+        #: Events that go out with the next batch (a reset's AllBlocksCleared).
+        self._pending: list[Event] = []
 
     def usage(self) -> float:
         """The fraction of capacity held by running requests: ``vllm:kv_cache_usage_perc``."""
@@ -57,25 +59,39 @@ class PrefixCache:
         """Look the prompt's prefix up, hold its blocks and store the ones that were missing."""
         admission = Admission(lora=lora, lora_id=lora_id)
         self._extend(admission, tokens, count_hits=True)
+        if self._pending:  # a step ran that stored nothing: what waited goes out alone
+            self._emit([])
         return admission
 
     def release(self, admission: Admission, tokens: list[int]) -> None:
         """Store the finished sequence's remaining full blocks, then let go of every block held."""
         self._extend(admission, tokens, count_hits=False)
         refs = self._refs
-        for h in admission.hashes:
+        # Freed tail first, as vLLM frees a request's blocks: a block no request holds
+        # any more joins the eviction order at its end, so the last block of a chain is
+        # evicted before the blocks its prefix shares with other prompts.
+        for h in reversed(admission.hashes):
             held = refs.get(h, 0)
             if held > 0:
                 refs[h] = held - 1
                 if held == 1:
                     self._in_use -= 1
+                    refs.move_to_end(h)
         admission.hashes = []
 
-    def clear(self) -> None:
-        """Drop every block, as a prefix-cache reset does (``AllBlocksCleared``)."""
+    def clear(self) -> bool:
+        """Drop every block, as a prefix-cache reset does; False, changing nothing, while any is held.
+
+        vLLM refuses a reset while running requests hold blocks, and publishes its
+        ``AllBlocksCleared`` with the next engine step's batch: here, with the next
+        request's admission.
+        """
+        if self._in_use:
+            return False
         self._refs.clear()
-        self._in_use = 0
-        self._emit([{"type": "AllBlocksCleared"}])
+        if self._publish is not None:
+            self._pending = [{"type": "AllBlocksCleared"}]
+        return True
 
     def _extend(self, admission: Admission, tokens: list[int], *, count_hits: bool) -> None:
         """Hold (and store where missing) the full blocks of ``tokens`` past those already held."""
@@ -113,13 +129,13 @@ class PrefixCache:
             refs[h] = count + 1
             held.append(h)
             parent = h
-        if self._publish is None or not (removed or runs):
+        if self._publish is None or not (removed or runs or self._pending):
             return
-        events: list[Event] = []
-        if removed:
-            events.append(
-                {"type": "BlockRemoved", "block_hashes": removed, "medium": MEDIUM, "group_idx": GROUP_IDX}
-            )
+        # One BlockRemoved per evicted block, as vLLM 0.32 sends them (each with a one-hash list).
+        events: list[Event] = [
+            {"type": "BlockRemoved", "block_hashes": [h], "medium": MEDIUM, "group_idx": GROUP_IDX}
+            for h in removed
+        ]
         # vLLM lists one entry of extra hash keys per block: the adapter's name when there
         # is one (no multimodal inputs, cache salts or embeddings here), else None.
         extra = [admission.lora] if admission.lora else None
@@ -139,7 +155,7 @@ class PrefixCache:
             }
             for first_parent, hashes, chunk_tokens in runs
         ]
-        self._publish(events)
+        self._emit(events)
 
     def _evict(self, removed: list[int]) -> bool:
         """Evict the least recently used block no request holds; False when every block is held."""
@@ -151,5 +167,8 @@ class PrefixCache:
         return False
 
     def _emit(self, events: list[Event]) -> None:
+        """Publish ``events`` as one batch, after whatever waited for the next one."""
         if self._publish is not None:
-            self._publish(events)
+            events, self._pending = self._pending + events, []
+            if events:
+                self._publish(events)
