@@ -14,7 +14,7 @@ PACKAGE = Path(enginekit_sim.__file__).parent
 #: The repository's examples: this test file is plugins/sim/tests/ in it.
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 #: What the render plugin may import of its own distribution: itself and the shared table.
-SHARED = {"enginekit_sim", "enginekit_sim.options", "enginekit_sim.faults", "enginekit_sim.limits"}
+SHARED = {"enginekit_sim", "enginekit_sim.commandline", "enginekit_sim.faults", "enginekit_sim.limits"}
 #: Third-party modules only the server runs on.
 SERVER_ONLY = ("aiohttp", "zmq", "msgpack")
 

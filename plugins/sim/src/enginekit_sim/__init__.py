@@ -1,6 +1,6 @@
 """enginekit-sim: the simulated inference engine, as an enginekit plugin and as a real server.
 
-Two subpackages that share one option table (:mod:`enginekit_sim.options`, with the fault
+Two subpackages that share one option table (:mod:`enginekit_sim.commandline`, with the fault
 syntax and the numbers' limits beside it):
 
 - :mod:`enginekit_sim.plugin` renders a shard's plan. Every ``enginekit engines`` imports

@@ -8,9 +8,9 @@ from typing import Any
 import attrs
 from enginekit.plugin import allow_args, executable
 
+from enginekit_sim.commandline import DEFAULT_KV_BYTES_PER_TOKEN, DEFAULT_NUM_GPU_BLOCKS
 from enginekit_sim.faults import parse_faults
 from enginekit_sim.limits import LIMITS, Limit, limit_problem
-from enginekit_sim.options import DEFAULT_KV_BYTES_PER_TOKEN, DEFAULT_NUM_GPU_BLOCKS
 from enginekit_sim.plugin.flags import CODE_LOADING, MANAGED, SECRETS
 
 

@@ -8,8 +8,7 @@ import re
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
-from enginekit_sim.limits import number_problems
-from enginekit_sim.options import (
+from enginekit_sim.commandline import (
     API_KEY_ENV,
     CPU_FALLBACK_ENV,
     SERVE_OPTIONS,
@@ -17,6 +16,7 @@ from enginekit_sim.options import (
     build_parser,
     option_spellings,
 )
+from enginekit_sim.limits import number_problems
 
 if TYPE_CHECKING:
     from enginekit.plugin import ArgSyntax, EnginePolicy, ParsedArgs

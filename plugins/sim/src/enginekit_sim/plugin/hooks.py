@@ -60,7 +60,7 @@ class SimEngine:
         """One process per shard: the leader serves HTTP, every other rank joins it headless."""
         from enginekit.plugin import CommandBuilder
 
-        from enginekit_sim.options import API_KEY_ENV, CPU_FALLBACK_ENV
+        from enginekit_sim.commandline import API_KEY_ENV, CPU_FALLBACK_ENV
 
         profile, config = shard.profile, self.config
         args = [*self._start("serve", profile.model_path), "--served-model-name", profile.model_name()]

@@ -13,7 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
-from enginekit_sim.options import API_KEY_ENV
+from enginekit_sim.commandline import API_KEY_ENV
 from enginekit_sim.server.api import Api
 from enginekit_sim.server.cluster import Leader, run_worker
 from enginekit_sim.server.core import EngineCore

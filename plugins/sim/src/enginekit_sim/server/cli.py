@@ -7,8 +7,8 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
+from enginekit_sim.commandline import ArgsError, build_parser
 from enginekit_sim.faults import parse_faults
-from enginekit_sim.options import ArgsError, build_parser
 from enginekit_sim.server.settings import visible_devices
 
 

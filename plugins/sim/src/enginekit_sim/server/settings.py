@@ -6,6 +6,14 @@ import argparse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from enginekit_sim.commandline import (
+    API_KEY_ENV,
+    CPU_FALLBACK_ENV,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_PROMPT_BYTES,
+    DEFAULT_NUM_GPU_BLOCKS,
+    DEFAULT_STREAM_WRITE_TIMEOUT,
+)
 from enginekit_sim.faults import Fault, parse_faults
 
 # The limits live beside the option table, which the plugin imports without the server;
@@ -14,14 +22,6 @@ from enginekit_sim.limits import LIMITS as LIMITS
 from enginekit_sim.limits import Limit as Limit
 from enginekit_sim.limits import limit_problem as limit_problem
 from enginekit_sim.limits import number_problems
-from enginekit_sim.options import (
-    API_KEY_ENV,
-    CPU_FALLBACK_ENV,
-    DEFAULT_MAX_BODY_BYTES,
-    DEFAULT_MAX_PROMPT_BYTES,
-    DEFAULT_NUM_GPU_BLOCKS,
-    DEFAULT_STREAM_WRITE_TIMEOUT,
-)
 
 
 def visible_devices(environ: Mapping[str, str]) -> list[str]:

@@ -1,4 +1,4 @@
-"""The simulated engine's one option table and parser, shared by the render plugin and the server.
+"""The simulated engine's command line: its one option table and parser, shared by plugin and server.
 
 The parser is the one the plugin checks a profile's pass-through arguments with, so the
 verdict at validation time is the verdict at start. It imports only the standard library
