@@ -108,6 +108,63 @@ def _spec(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--show-secrets", action="store_true", help="write the API key unmasked")
 
 
+#: ``enginekit run``'s exit statuses, written out so that reading the arguments imports
+#: no runner; a test keeps them equal to ``enginekit.run.exits``.
+RUN_EPILOG = """\
+Builds the plan with every check render makes, then starts each command in order with
+exactly its argv and its generated variables over the inherited environment, each in a
+process group of its own, and supervises the shard until its main process exits. The
+children's lines and the runner's own (timestamped) go to stderr; stdout carries only
+the plan of --dry-run. docs/running.md has the whole lifecycle and the status file.
+
+exit status:
+  N    the main process's own exit status when it exits (128+N: killed by signal N)
+  1    validation failed, every problem listed (as render)
+  2    unusable input (as render); a variable a --*-from-env option names is missing,
+       empty or wrong; a program of the plan, or its device listing, could not run
+  81   refused before starting anything: the engine's build would run on the CPU
+  82   the leader's port did not accept a connection within --leader-timeout
+  83   the health URL did not answer 200 within --startup-timeout
+  84   a sidecar exited, which stops the shard
+  85   a worker its plan says must be stopped: the leader's port stayed closed
+       for --leader-gone-grace
+  129, 130, 143  stopped by SIGHUP, SIGINT or SIGTERM: every process group was sent
+       SIGTERM, then SIGKILL after --stop-grace; nothing is left running
+  70   a bug in enginekit
+"""
+#: ``enginekit.run.options``' defaults, written out for the same reason.
+RUN_TIMINGS = (
+    ("--leader-timeout", 900.0, "how long a command that waits for the leader waits for its port"),
+    ("--startup-timeout", 1800.0, "how long the health URL has to answer 200, from the main process's start"),
+    ("--stop-grace", 20.0, "between SIGTERM to every process group and SIGKILL"),
+    ("--leader-gone-grace", 30.0, "how long the leader's port may stay closed before a worker is stopped"),
+)
+
+
+def _run(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spec", metavar="SPEC", help=SPEC_HELP)
+    parser.add_argument("--gpus", type=Path, help="GPU list to validate the profile against")
+    parser.add_argument("--dry-run", action="store_true", help="print the plan and every step; start nothing")
+    parser.add_argument("--raw-logs", action="store_true", help="children's lines without the [name] prefix")
+    for field, example in (
+        ("rank", "LWS_WORKER_INDEX"),
+        ("leader-addr", "LWS_LEADER_ADDRESS"),
+        ("bind-addr", "POD_IP"),
+        ("api-key", "a secretKeyRef's; removed from the children's environment"),
+    ):
+        parser.add_argument(
+            f"--{field}-from-env",
+            metavar="VAR",
+            default="",
+            help=f"take the spec's {field.replace('-', '_')} from $VAR ({example})",
+        )
+    for option, default, what in RUN_TIMINGS:
+        parser.add_argument(option, type=_seconds, metavar="SECONDS", help=f"{what} (default: {default:g})")
+    parser.add_argument(
+        "--status-file", type=Path, metavar="PATH", help="keep the shard's state there, as JSON"
+    )
+
+
 def _timeout(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument(
         "--timeout",
@@ -187,6 +244,13 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         "formats:schema",
         _schema,
         epilog="Draft 2020-12, as shipped in the package; docs/plan-format.md says what may change.",
+    ),
+    Subcommand(
+        "run",
+        "start a shard's plan on this node and supervise it: leader wait, health, signals",
+        "supervise:run_shard",
+        _run,
+        epilog=RUN_EPILOG,
     ),
 )
 

@@ -1,0 +1,81 @@
+"""Shard fields a scheduler knows only at start (rank, addresses, API key), read from named variables."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import attrs
+
+from enginekit.errors import SpecError
+from enginekit.model import ShardSpec
+from enginekit.speccheck import check_spec
+from enginekit.text import printable
+
+#: More digits than any rank has (the most nodes is 65536): a longer number is garbage.
+_MAX_RANK_DIGITS = 9
+
+
+@attrs.frozen(kw_only=True)
+class FromEnv:
+    """The variable each field is taken from; an empty name leaves the spec's value."""
+
+    rank: str = ""
+    leader_addr: str = ""
+    bind_addr: str = ""
+    api_key: str = ""
+
+    def fields(self) -> dict[str, str]:
+        """``{field: variable}`` for the fields taken from a variable."""
+        return {name: variable for name, variable in attrs.asdict(self).items() if variable}
+
+
+class Resolved(NamedTuple):
+    """The spec with the fields set, and what the children must not inherit (the key's variable)."""
+
+    spec: ShardSpec
+    consumed: frozenset[str]
+
+
+def resolve(spec: ShardSpec, environ: Mapping[str, str], names: FromEnv) -> Resolved:
+    """``spec`` with each field ``names`` maps taken from ``environ``, checked by the spec's own rules.
+
+    The key's variable is consumed: the children get the key the way the plan passes it
+    to the engine, never the variable it came in.
+
+    :raises SpecError: listing every problem, each naming the field and the variable: not
+        set, empty, not a plain decimal rank, or refused by the spec's rules. No message
+        shows the key.
+    """
+    sourced = names.fields()
+    problems: list[str] = []
+    values: dict[str, object] = {}
+    for field, variable in sourced.items():
+        label = f"{field} from ${printable(variable, 100)}"
+        value = environ.get(variable)
+        if value is None:
+            problems.append(f"{label}: not set")
+        elif value == "":
+            problems.append(f"{label}: empty")
+        elif field == "rank":
+            if value.isascii() and value.isdigit() and len(value) <= _MAX_RANK_DIGITS:
+                values[field] = int(value)
+            else:
+                problems.append(
+                    f"{label}: expected a plain decimal such as 0 or 3, got {printable(value, 100)!r}"
+                )
+        else:
+            values[field] = value
+    # The values that were there are judged too: every problem is listed at once.
+    resolved = attrs.evolve(spec, **values)  # type: ignore[arg-type]
+    for problem in check_spec(resolved):
+        for field in values:
+            marker = f": {field}: "
+            if marker in problem:
+                problems.append(
+                    f"{field} from ${printable(sourced[field], 100)}: {problem.split(marker, 1)[1]}"
+                )
+    if problems:
+        raise SpecError(problems)
+    consumed = frozenset({sourced["api_key"]} if "api_key" in sourced else ())
+    return Resolved(resolved, consumed)

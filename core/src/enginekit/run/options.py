@@ -1,0 +1,55 @@
+"""How ``enginekit run`` waits and stops: every timeout, grace and interval, with its default."""
+
+from __future__ import annotations
+
+import math
+
+import attrs
+
+#: Defaults, in seconds. A vLLM shard of a large model can take many minutes to load
+#: and compile; a worker pod may start long before its leader's image is pulled.
+LEADER_TIMEOUT = 900.0
+STARTUP_TIMEOUT = 1800.0
+#: Below Kubernetes' default termination grace (30 s): the runner kills what is left
+#: before the kubelet kills the runner.
+STOP_GRACE = 20.0
+LEADER_GONE_GRACE = 30.0
+PROBE_TIMEOUT = 60.0
+
+
+def _positive(_instance: object, attribute: attrs.Attribute[float], value: float) -> None:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        raise ValueError(f"{attribute.name}: expected a positive number of seconds, got {value!r}")
+
+
+@attrs.frozen(kw_only=True)
+class RunOptions:
+    """The timeouts and graces of a :class:`~enginekit.run.Supervisor`, in seconds."""
+
+    #: How long a command marked ``wait_for_leader_port`` waits for the leader's port.
+    leader_timeout: float = attrs.field(default=LEADER_TIMEOUT, validator=_positive)
+    #: How long the health URL has to answer 200, from the main process's start.
+    startup_timeout: float = attrs.field(default=STARTUP_TIMEOUT, validator=_positive)
+    #: Between SIGTERM to every process group and SIGKILL to what is left.
+    stop_grace: float = attrs.field(default=STOP_GRACE, validator=_positive)
+    #: How long the leader's port may stay closed before a worker that must be stopped is.
+    leader_gone_grace: float = attrs.field(default=LEADER_GONE_GRACE, validator=_positive)
+    #: How long the device listing may run.
+    probe_timeout: float = attrs.field(default=PROBE_TIMEOUT, validator=_positive)
+    #: Between two requests to the health URL, and how long one may take.
+    health_interval: float = attrs.field(default=0.5, validator=_positive)
+    health_timeout: float = attrs.field(default=10.0, validator=_positive)
+    #: Between two connection attempts to the leader's port.
+    leader_interval: float = attrs.field(default=0.5, validator=_positive)
+    #: Between two progress lines while waiting.
+    progress_every: float = attrs.field(default=10.0, validator=_positive)
+    #: Pass children's lines on without the ``[name]`` prefix.
+    raw_logs: bool = False
+    #: Catch SIGTERM, SIGINT and SIGHUP while running (main thread only); otherwise call
+    #: :meth:`~enginekit.run.Supervisor.stop`.
+    handle_signals: bool = True

@@ -1,0 +1,139 @@
+"""``enginekit run``'s input: fields from named variables, refused with one clear message each, never the key."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from enginekit.cli import main
+
+from tests.conftest import EXAMPLES
+
+WORKER = str(EXAMPLES / "sim-two-node-worker.toml")
+KEY = "sk-cli-run-0123456789abcdef"
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> str:
+    path = tmp_path / "node.toml"
+    path.write_text(f"[engines.sim]\npython = {json.dumps(sys.executable)}\n")
+    return str(path)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str, **environ: str) -> tuple[int, str, str]:
+    code = main(["run", *argv], environ)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_rank_variable_that_is_not_a_decimal_is_unusable_input(
+    capsys: pytest.CaptureFixture[str], config: str
+) -> None:
+    code, out, err = run(
+        capsys, WORKER, "--config", config, "--rank-from-env", "LWS_WORKER_INDEX", LWS_WORKER_INDEX="x"
+    )
+    assert (code, out) == (2, "")
+    assert (
+        err
+        == "enginekit: error: rank from $LWS_WORKER_INDEX: expected a plain decimal such as 0 or 3, got 'x'\n"
+    )
+
+
+def test_a_missing_variable_and_a_bad_address_are_listed_together(
+    capsys: pytest.CaptureFixture[str], config: str
+) -> None:
+    options = ["--rank-from-env", "IDX", "--leader-addr-from-env", "LEADER", "--bind-addr-from-env", "POD_IP"]
+    code, _, err = run(capsys, WORKER, "--config", config, *options, LEADER="-leader", POD_IP="10.0.0.7")
+    assert code == 2
+    assert err == (
+        "enginekit: error: 2 problems:\n"
+        "  - rank from $IDX: not set\n"
+        "  - leader_addr from $LEADER: expected a host name or IP address, got '-leader'\n"
+    )
+
+
+def test_an_empty_key_variable_is_named_and_a_short_key_is_never_shown(
+    capsys: pytest.CaptureFixture[str], config: str
+) -> None:
+    code, _, err = run(capsys, WORKER, "--config", config, "--api-key-from-env", "SECRET", SECRET="")
+    assert (code, err) == (2, "enginekit: error: api_key from $SECRET: empty\n")
+    code, _, err = run(
+        capsys, WORKER, "--config", config, "--api-key-from-env", "SECRET", SECRET="tiny-key-1"
+    )
+    assert code == 2
+    assert err == (
+        "enginekit: error: api_key from $SECRET: shorter than 16 characters, so guessable (the value is not shown)\n"
+    )
+    assert "tiny-key-1" not in err
+
+
+def test_a_rank_the_spec_cannot_have_is_named_with_its_variable(
+    capsys: pytest.CaptureFixture[str], config: str
+) -> None:
+    code, _, err = run(capsys, WORKER, "--config", config, "--rank-from-env", "IDX", IDX="2")
+    assert (code, err) == (2, "enginekit: error: rank from $IDX: must be in 0..1 for 2 node(s), got 2\n")
+
+
+def test_a_spec_that_breaks_a_rule_is_exit_1_as_for_render(
+    capsys: pytest.CaptureFixture[str], config: str, tmp_path: Path
+) -> None:
+    spec = tmp_path / "bad.toml"
+    spec.write_text(
+        (EXAMPLES / "sim-single.toml").read_text().replace('"--max-num-seqs", "64"', '"--max-num-seqs", "0"')
+    )
+    code, out, err = run(capsys, str(spec), "--config", config)
+    assert (code, out) == (1, "")
+    assert err.startswith("enginekit: invalid: ")
+    assert "--max-num-seqs" in err
+
+
+def test_dry_run_takes_the_fields_from_the_environment_and_masks_the_key(
+    capsys: pytest.CaptureFixture[str], config: str
+) -> None:
+    options = ["--rank-from-env", "IDX", "--leader-addr-from-env", "LEADER", "--api-key-from-env", "SECRET"]
+    code, out, err = run(
+        capsys,
+        WORKER,
+        "--config",
+        config,
+        "--dry-run",
+        *options,
+        IDX="1",
+        LEADER="leader.example",
+        SECRET=KEY,
+    )
+    assert (code, err) == (0, "")
+    assert "rank 1 of 2 (worker)" in out
+    assert (
+        "wait until the leader at leader.example:29600 accepts connections, at most 900 s (exit 82 after)"
+        in out
+    )
+    assert "over the inherited environment (less $SECRET)" in out
+    assert "report running once started: this rank serves no HTTP and has no health URL" in out
+    assert "when the leader goes, this rank exits by itself: exit with its status" in out
+    assert KEY not in out
+
+
+def test_timings_are_positive_numbers_of_seconds(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, WORKER, "--stop-grace", "-1")
+    assert code == 2
+    assert "argument --stop-grace: expected a positive number of seconds, got '-1'" in err
+
+
+def test_a_device_listing_that_cannot_run_is_unusable_input_and_nothing_starts(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    config = tmp_path / "node.toml"
+    config.write_text('[engines.sim]\npython = "/nonexistent/python3"\n')
+    status = tmp_path / "status.json"
+    spec = str(EXAMPLES / "sim-single.toml")
+    code, out, err = run(capsys, spec, "--config", str(config), "--status-file", str(status))
+    assert (code, out) == (2, "")
+    assert (
+        "enginekit run: error: cannot check the devices: the device listing of engine 'sim' cannot run: "
+        "/nonexistent/python3 not found: /nonexistent/python3 -I -m enginekit_sim devices"
+    ) in err
+    document = json.loads(status.read_text())
+    assert (document["state"], document["exit_code"], document["processes"]) == ("exited", 2, [])
