@@ -87,6 +87,9 @@ class NodeConfig:
     installed: Mapping[str, Any] = attrs.field(factory=dict)
     #: Raw sections, structured by each engine into its own config type when it loads.
     engines: Mapping[str, Any] = attrs.field(factory=dict)
+    #: ``[export.lws]`` and ``[export.slurm]``: the site's scheduler facts for ``enginekit
+    #: export``, raw; structured (strictly) only by ``export``, so no other command minds them.
+    export: Mapping[str, Any] = attrs.field(factory=dict)
 
 
 #: ``[env_policy]`` as a node config without one has it.

@@ -100,6 +100,13 @@ def _schema(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _export(parser: argparse.ArgumentParser) -> None:
+    # Its targets and their many options live with the handler, loaded only to parse them.
+    from enginekit.cli.export import arguments
+
+    arguments(parser)
+
+
 def _spec(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("spec", metavar="SPEC", help=SPEC_HELP)
     parser.add_argument(
@@ -244,6 +251,16 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         "formats:schema",
         _schema,
         epilog="Draft 2020-12, as shipped in the package; docs/plan-format.md says what may change.",
+    ),
+    Subcommand(
+        "export",
+        "a whole replica for a scheduler: a Kubernetes LeaderWorkerSet or a Slurm batch script",
+        "export:export",
+        _export,
+        epilog="REPLICA is a TOML or JSON replica spec (docs/kubernetes.md, docs/slurm.md). The API\n"
+        "key is never written: the ranks get it from a Secret, a file or a variable at start.\n\n"
+        "exit status: 0 written; 1 the replica is invalid or cannot be exported (every problem\n"
+        "listed); 2 unusable input or options.",
     ),
     Subcommand(
         "run",

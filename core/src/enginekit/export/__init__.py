@@ -1,0 +1,1 @@
+"""Whole replicas for distributed schedulers: a Kubernetes LeaderWorkerSet, a Slurm batch script."""

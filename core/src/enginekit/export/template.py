@@ -1,0 +1,127 @@
+"""The one shard spec every rank of an exported replica starts from, and the checks that make that honest."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from enginekit.errors import SpecError
+from enginekit.model import ShardSpec
+from enginekit.replica import ReplicaSpec, expand, with_addresses
+
+#: Addresses from TEST-NET-1 (RFC 5737), never a real host: each rank is planned with them
+#: before anything is submitted, and the scheduler gives the real ones at start.
+STAND_IN_PREFIX = "192.0.2."
+#: The fields of a rank's spec that ``enginekit run`` fills in at start, or that differ
+#: by rank without changing what runs.
+PER_RANK = ("rank", "shard_id", "leader_addr", "bind_addr", "api_key")
+
+
+@attrs.frozen(kw_only=True)
+class RankTemplate:
+    """An exported replica: the spec every rank starts from, and each rank as it will be completed."""
+
+    replica: ReplicaSpec
+    #: Every rank's spec with ``rank`` 0, no shard id, no key, and the addresses cleared
+    #: unless they are fixed (every rank on one host).
+    template: ShardSpec
+    #: Each rank's spec as the scheduler completes it, with stand-in addresses where the
+    #: scheduler gives them: what the export plans to check every rank.
+    ranks: tuple[ShardSpec, ...]
+    #: Whether the addresses are the replica's own (``--one-node``), not the scheduler's.
+    fixed_addresses: bool
+
+    @property
+    def gpus_per_node(self) -> int:
+        """How many GPUs each node asks the scheduler for; 0 for a CPU replica."""
+        return len(self.template.gpu_indices)
+
+
+def rank_template(replica: ReplicaSpec, *, one_host: bool = False) -> RankTemplate:
+    """Check that one spec can start every rank of ``replica`` under a scheduler, and make it.
+
+    :param one_host: every rank runs on one host, at the replica's own (equal) addresses;
+        otherwise the scheduler gives the addresses at start and the replica's are not used.
+    :raises SpecError: every problem, each naming the replica's field.
+    """
+    problems = list(_devices(replica, one_host=one_host))
+    count = replica.profile.node_count
+    placed = with_addresses(replica, [f"{STAND_IN_PREFIX}{rank + 1}" for rank in range(count)])
+    if one_host:
+        placed = replica
+        addresses = sorted({node.addr for node in replica.nodes})
+        if len(replica.nodes) != count or len(addresses) != 1 or not addresses[0]:
+            problems.append(
+                "nodes: on one host, every node must be listed with the same addr (e.g. 127.0.0.1), "
+                f"got {addresses or 'none'}"
+            )
+    if problems:
+        raise SpecError(problems)
+    ranks = expand(placed)
+    problems = _uniform(ranks)
+    if problems:
+        raise SpecError(problems)
+    # On one host the addresses are the replica's own; otherwise enginekit run takes them
+    # from the scheduler's variables at start.
+    template = attrs.evolve(ranks[0], shard_id="", api_key="")
+    if not one_host:
+        template = attrs.evolve(template, leader_addr="", bind_addr="")
+    return RankTemplate(replica=replica, template=template, ranks=ranks, fixed_addresses=one_host)
+
+
+def _devices(replica: ReplicaSpec, *, one_host: bool) -> list[str]:
+    """A scheduler hands each node's GPUs to the rank, numbered from 0: placement names them so."""
+    problems = []
+    sources = [("placement", replica.placement)] + [(f"nodes[{i}]", n) for i, n in enumerate(replica.nodes)]
+    for where, placement in sources:
+        if placement.gpu_uuids:
+            problems.append(
+                f"{where}.gpu_uuids: a scheduler picks the devices; name them by index "
+                f"as the rank sees them (0 to GPUs per node - 1)"
+            )
+        indices = placement.gpu_indices or ()
+        if indices and one_host:
+            problems.append(
+                f"{where}.gpu_indices: every rank on one host would get the same GPUs; "
+                f"a replica on one host runs on the CPU (the simulated engine) only"
+            )
+        elif any(not 0 <= i < len(indices) for i in indices):
+            problems.append(
+                f"{where}.gpu_indices: a rank sees only the {len(indices)} GPU(s) it asks the "
+                f"scheduler for, numbered 0-{len(indices) - 1}; got {list(indices)[:16]}"
+            )
+    return problems
+
+
+def _uniform(ranks: Sequence[ShardSpec]) -> list[str]:
+    """Every rank must be the leader's spec but for what the scheduler fills in at start."""
+    first = _shared(ranks[0])
+    problems = []
+    for spec in ranks[1:]:
+        mine = _shared(spec)
+        for field in attrs.fields_dict(ShardSpec):
+            if field not in PER_RANK and mine[field] != first[field]:
+                problems.append(
+                    f"nodes[{spec.rank}].{field}: {mine[field]!r}, but nodes[0]'s is {first[field]!r}: "
+                    f"an export starts every rank from one spec, so every node's placement must be "
+                    f"the same (only the rank and the addresses come from the scheduler)"
+                )
+    return problems
+
+
+def _shared(spec: ShardSpec) -> dict[str, object]:
+    return {field.name: getattr(spec, field.name) for field in attrs.fields(ShardSpec)}
+
+
+def readable_json(value: Any, indent: str = "") -> str:
+    """JSON for people: one member a line, lists of plain values on one line; sorted, so stable."""
+    inner = indent + "  "
+    if isinstance(value, dict) and value:
+        members = [f"{inner}{json.dumps(k)}: {readable_json(v, inner)}" for k, v in sorted(value.items())]
+        return "{\n" + ",\n".join(members) + f"\n{indent}}}"
+    if isinstance(value, list) and any(isinstance(item, dict | list) for item in value):
+        return "[\n" + ",\n".join(inner + readable_json(v, inner) for v in value) + f"\n{indent}]"
+    return json.dumps(value, separators=(", ", ": "))

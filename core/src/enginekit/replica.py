@@ -1,0 +1,276 @@
+"""A whole replica: a profile and each node's placement, checked as a whole and expanded into rank specs."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from enginekit.contract import MASK
+from enginekit.convert import folded_names, structure
+from enginekit.errors import SpecError
+from enginekit.model import Profile, ShardSpec
+from enginekit.speccheck import check_spec
+
+
+@attrs.frozen(kw_only=True)
+class Placement:
+    """Where a rank runs on its node. ``None`` is "not said here": a node inherits ``[placement]``'s."""
+
+    gpu_indices: tuple[int, ...] | None = None
+    gpu_uuids: tuple[str, ...] | None = None
+    hcas: tuple[str, ...] | None = None
+    mgmt_interface: str | None = None
+    #: Left unset on InfiniBand, where NCCL needs none.
+    gid_index: int | None = None
+    fabric: str | None = None
+    kv_events_port: int | None = None
+    threads: int | None = None
+    kv_cache_mib: int | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ReplicaNode(Placement):
+    """One node of the replica, in rank order: the first is the leader."""
+
+    #: The node's management address. The first node's is every rank's ``leader_addr``.
+    addr: str = ""
+    #: Where this node's engine listens; ``addr`` when not given, ``""`` for every address.
+    bind_addr: str | None = None
+    #: The node's name, for people and schedulers; no rank reads it.
+    host: str = ""
+    #: This node's HTTP port, where it differs from the replica's ``http_port``.
+    http_port: int | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ReplicaSpec:
+    """A replica as a scheduler places it: the profile, the ports, and each node's placement."""
+
+    replica_id: str = ""
+    profile: Profile
+    #: The port the leader takes the other ranks' join on; required above one node.
+    leader_port: int = 0
+    #: The leader's HTTP port, where clients reach the replica.
+    http_port: int = 0
+    #: What the engine demands of every request. Only the leader, which serves the API, gets it.
+    api_key: str = attrs.field(default="", repr=False)
+    pool: str = ""
+    profile_fp: str = ""
+    #: Every node's placement, where the node itself does not say.
+    placement: Placement = Placement()
+    #: One entry per node, in rank order. Left out, every node takes ``placement``, and the
+    #: addresses are the scheduler's to give (an export), so the replica cannot be expanded
+    #: above one node.
+    nodes: tuple[ReplicaNode, ...] = ()
+
+
+#: The placement fields a node inherits, and what a rank gets when neither says.
+_INHERITED: Mapping[str, Any] = {
+    "gpu_indices": (),
+    "gpu_uuids": (),
+    "hcas": (),
+    "mgmt_interface": "",
+    "gid_index": None,
+    "fabric": "",
+    "kv_events_port": 0,
+    "threads": 0,
+    "kv_cache_mib": 0,
+}
+#: Keys only a shard spec has: a document with one is not a replica.
+_SHARD_ONLY = frozenset({"rank", "nnodes", "shardid", "leaderaddr", "gpuindices", "bindaddr"})
+
+
+def load_replica(
+    source: str | os.PathLike[str] | Mapping[str, Any], *, lenient: bool = False, name: str = ""
+) -> ReplicaSpec:
+    """Load a replica spec (TOML or JSON), its shape and types checked as strictly as a shard spec.
+
+    ``source`` is read as :func:`enginekit.load_spec` reads it: a path-like is a file (bounded
+    in size and nesting), a ``str`` the document's text, a mapping a parsed document.
+    Unknown fields are an error unless ``lenient``. The rules across ranks are
+    :func:`replica_problems`'.
+
+    :raises SpecError: listing every problem, each naming its field (``replica.nodes[1].hcas: …``).
+    """
+    from enginekit.specio import _document  # the shard spec's reader: one way to read a document
+
+    where = name or (str(source) if isinstance(source, os.PathLike) else "replica")
+    try:
+        raw = _document(source, name or "replica")
+        if folded_names(raw) & _SHARD_ONLY:
+            raise SpecError(
+                [f"{where}: a shard spec (it has rank, nnodes or addresses at the top), not a replica spec"]
+            )
+        replica, unknown = structure(raw, ReplicaSpec, path="replica", lenient=lenient)
+        if replica.api_key == MASK:
+            raise SpecError([f"replica.api_key: holds the mask {MASK!r}, not a key"])
+    except SpecError as exc:
+        if not name:
+            raise
+        raise SpecError([p if p.startswith(f"{name}: ") else f"{name}: {p}" for p in exc.problems]) from None
+    del unknown  # lenient mode leaves them out, as load_spec does
+    return replica
+
+
+def replica_problems(replica: ReplicaSpec) -> list[str]:
+    """Every rule the replica breaks as a whole and in each rank, each naming its field; none is fine.
+
+    A problem every rank has (the profile's, the ports') is said once; one of a single
+    node's is prefixed with the node (``nodes[1]: gpu_indices: …``).
+    """
+    problems = list(_whole(replica))
+    if problems:
+        return problems  # ranks built from a replica of the wrong shape say nothing more useful
+    return _per_rank(replica, _ranks(replica))
+
+
+def expand(replica: ReplicaSpec) -> tuple[ShardSpec, ...]:
+    """Each rank's shard spec, in rank order; pure.
+
+    Rank ``i`` runs on ``nodes[i]``, with the fields that node leaves out taken from
+    ``placement``; every rank's ``leader_addr`` is the first node's ``addr``; only the
+    leader's spec carries the API key.
+
+    :raises SpecError: listing every problem :func:`replica_problems` finds.
+    """
+    problems = replica_problems(replica)
+    if problems:
+        raise SpecError(problems)
+    return tuple(_ranks(replica))
+
+
+def with_addresses(replica: ReplicaSpec, addresses: Sequence[str]) -> ReplicaSpec:
+    """The replica with its nodes at ``addresses`` (one per node, in rank order), the rest kept.
+
+    For a scheduler that gives the addresses at start: planning with stand-ins checks
+    every rank before anything is submitted.
+    """
+    nodes = replica.nodes or tuple(ReplicaNode() for _ in range(replica.profile.node_count))
+    if len(addresses) != len(nodes):
+        raise ValueError(f"expected {len(nodes)} addresses, got {len(addresses)}")
+    return attrs.evolve(
+        replica,
+        nodes=tuple(attrs.evolve(node, addr=addr) for node, addr in zip(nodes, addresses, strict=True)),
+    )
+
+
+def _whole(replica: ReplicaSpec) -> Iterator[str]:
+    count = replica.profile.node_count
+    if replica.nodes and len(replica.nodes) != count:
+        yield (
+            f"nodes: the profile {replica.profile.name!r} spans {count} node(s), "
+            f"the replica lists {len(replica.nodes)}"
+        )
+        return
+    if count > 1 and not replica.nodes:
+        yield (
+            f"nodes: list each of the {count} nodes with its addr to expand the replica "
+            f"(an export to a scheduler takes the addresses from it at start instead)"
+        )
+        return
+    if count > 1:
+        for i, node in enumerate(replica.nodes):
+            if not node.addr:
+                yield f"nodes[{i}].addr: required when the replica spans more than one node"
+    yield from _collisions(replica)
+
+
+def _collisions(replica: ReplicaSpec) -> Iterator[str]:
+    """Two ranks on one host may not listen on one port: the leader's HTTP and join ports, KV-event ports.
+
+    Only the leader serves HTTP (every engine's other ranks are headless), and the join
+    port is the leader's too; a host is a node's ``addr``.
+    """
+    taken: dict[tuple[str, int], str] = {}
+    for i, node in enumerate(replica.nodes or (ReplicaNode(),)):
+        claims = []
+        if i == 0:
+            http = "nodes[0].http_port" if node.http_port is not None else "http_port"
+            claims.append((_port(node.http_port, replica.http_port), http))
+            if replica.profile.node_count > 1:
+                claims.append((replica.leader_port, "leader_port"))
+        claims.append((_inherit(node, replica.placement, "kv_events_port"), f"nodes[{i}].kv_events_port"))
+        for port, field in claims:
+            if not port:
+                continue
+            other = taken.setdefault((node.addr, port), field)
+            if other != field:
+                yield f"{field}: port {port} is {other} too, on the same host ({node.addr or 'the leader'})"
+
+
+#: The shard spec fields that are a node's placement: a problem with one names the node.
+_NODE_FIELDS = frozenset({*_INHERITED, "bind_addr", "http_port"})
+
+
+def _per_rank(replica: ReplicaSpec, ranks: Sequence[ShardSpec]) -> list[str]:
+    """Each rank's shard spec rules, said once per field of the replica that breaks them."""
+    problems: dict[str, None] = {}  # ordered, and each said once
+    for spec in ranks:
+        node = replica.nodes[spec.rank] if replica.nodes else ReplicaNode()
+        prefix = f"shard spec {spec.shard_id or '(unnamed)'}: "
+        for problem in check_spec(spec):
+            problems[_located(problem.removeprefix(prefix), spec.rank, node, replica)] = None
+    return list(problems)
+
+
+def _located(problem: str, rank: int, node: ReplicaNode, replica: ReplicaSpec) -> str:
+    """A rank's problem, naming the replica's field that gave the rank its value."""
+    field = problem.split(":", 1)[0]
+    base = field.split("[", 1)[0].split(".", 1)[0]
+    if base == "leader_addr":
+        return "nodes[0].addr" + problem[len(field) :]
+    if base not in _NODE_FIELDS:
+        return problem  # the replica's own field, or the profile's: every rank has it
+    # A node that says no bind_addr listens on its addr: that is the field to fix.
+    field_path = "addr" + field[len(base) :] if base == "bind_addr" and node.bind_addr is None else field
+    if base == "http_port" and node.http_port is None:
+        return problem  # the replica's http_port
+    if base in _INHERITED and getattr(node, base) is None:
+        return f"placement.{problem}"  # inherited: said once, where it was written
+    return f"nodes[{rank}].{field_path}{problem[len(field) :]}"
+
+
+def _ranks(replica: ReplicaSpec) -> list[ShardSpec]:
+    profile = replica.profile
+    nodes = replica.nodes or tuple(ReplicaNode() for _ in range(profile.node_count))
+    leader = nodes[0].addr if profile.node_count > 1 else ""
+    specs = []
+    for rank, node in enumerate(nodes):
+        placement = {field: _inherit(node, replica.placement, field) for field in _INHERITED}
+        specs.append(
+            ShardSpec(
+                replica_id=replica.replica_id,
+                shard_id=f"{replica.replica_id}-{rank}" if replica.replica_id else "",
+                rank=rank,
+                nnodes=profile.node_count,
+                leader_addr=leader,
+                leader_port=replica.leader_port,
+                http_port=_port(node.http_port, replica.http_port),
+                bind_addr=_bind(node),
+                api_key=replica.api_key if rank == 0 else "",
+                pool=replica.pool,
+                profile_fp=replica.profile_fp,
+                profile=profile,
+                **placement,
+            )
+        )
+    return specs
+
+
+def _inherit(node: Placement, placement: Placement, field: str) -> Any:
+    for source in (node, placement):
+        value = getattr(source, field)
+        if value is not None:
+            return value
+    return _INHERITED[field]
+
+
+def _bind(node: ReplicaNode) -> str:
+    return node.addr if node.bind_addr is None else node.bind_addr
+
+
+def _port(own: int | None, replica: int) -> int:
+    return replica if own is None else own

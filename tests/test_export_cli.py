@@ -1,0 +1,190 @@
+"""`enginekit export lws|slurm` as a user runs it, on the examples and the docs' own output."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+import attrs
+import pytest
+from enginekit import load_spec
+from enginekit.cli import main
+from enginekit.replica import expand, load_replica, with_addresses
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import EXAMPLES, ROOT
+
+CONFIG = EXAMPLES / "node-config.toml"
+VLLM = EXAMPLES / "replicas/vllm-two-node.toml"
+SIM = EXAMPLES / "replicas/sim-two-rank.toml"
+IMAGE = "registry.example.com/enginekit-vllm:0.34.0"
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["--config", str(CONFIG), "export", *args], {})
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_vllm_replica_expands_into_the_two_shard_examples() -> None:
+    leader, worker = expand(load_replica(VLLM))
+    assert leader == load_spec(EXAMPLES / "vllm-two-node-leader.toml").spec
+    assert worker == load_spec(EXAMPLES / "vllm-two-node-worker.toml").spec
+
+
+@pytest.mark.parametrize("target", ["lws", "slurm"])
+def test_each_rank_starts_from_the_template_as_the_replica_places_it(
+    target: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = (
+        _run(capsys, target, str(VLLM), "--image", IMAGE)
+        if target == "lws"
+        else _run(capsys, target, str(VLLM))
+    )
+    assert code == 0, err
+    if target == "lws":
+        text = json.loads(out)["items"][0]["data"]["spec.json"]
+    else:
+        text = out.split("<<'ENGINEKIT_SPEC'\n", 1)[1].split("\nENGINEKIT_SPEC\n", 1)[0]
+    template = load_spec(text).spec
+    replica = load_replica(VLLM)
+    addresses = ["10.9.0.1", "10.9.0.2"]
+    for rank, placed in enumerate(expand(with_addresses(replica, addresses))):
+        # What enginekit run fills in at start: the rank, the addresses, the key.
+        started = attrs.evolve(
+            template, rank=rank, leader_addr=addresses[0], bind_addr=addresses[rank], api_key=placed.api_key
+        )
+        assert started == attrs.evolve(placed, shard_id="")
+
+
+def test_a_missing_image_is_unusable_input(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "lws", str(VLLM))
+    assert (code, out) == (2, "")
+    assert (
+        err
+        == "enginekit: error: --image: required: the image with enginekit and the engine (or [export.lws] image)\n"
+    )
+
+
+def test_an_invalid_replica_is_exit_1_with_every_problem(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "r.toml"
+    path.write_text(
+        VLLM.read_text()
+        .replace("leader_port = 29501", "leader_port = 0")
+        .replace("gid_index = 3", "gid_index = 300")
+    )
+    code, out, err = _run(capsys, "slurm", str(path))
+    assert (code, out) == (1, "")
+    assert err == (
+        "enginekit: invalid: 2 problems:\n"
+        "  - leader_port: expected a port in 1-65535, got 0\n"
+        "  - placement.gid_index: expected a GID table index in 0-255, got 300\n"
+    )
+
+
+def test_the_engines_own_rules_are_applied_to_every_rank(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "r.toml"
+    path.write_text(VLLM.read_text().replace('args = ["--max-model-len"', 'args = ["--max-modle-len"'))
+    code, _, err = _run(capsys, "slurm", str(path))
+    assert code == 1
+    assert "--max-modle-len" in err
+    assert "did you mean" in err
+
+
+def test_a_shard_spec_is_not_a_replica(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "slurm", str(EXAMPLES / "vllm-two-node-leader.toml"))
+    assert code == 2
+    assert (
+        err
+        == "enginekit: error: replica: a shard spec (it has rank, nnodes or addresses at the top), not a replica spec\n"
+    )
+
+
+def test_on_one_node_needs_the_replicas_own_single_address(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "slurm", str(VLLM), "--one-node")
+    assert code == 1
+    assert "nodes: on one host, every node must be listed with the same addr" in err
+
+
+def test_site_settings_come_from_the_node_config(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        CONFIG.read_text()
+        + '\n[export.lws]\nimage = "site/enginekit:2"\nnamespace = "llm"\n\n[export.slurm]\npartition = "gpu"\n'
+    )
+    code = main(["export", "lws", str(VLLM), "--config", str(config), "--namespace", "other"], {})
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    pods = json.loads(out)["items"][1]["spec"]["leaderWorkerTemplate"]
+    assert pods["leaderTemplate"]["spec"]["containers"][0]["image"] == "site/enginekit:2"
+    assert json.loads(out)["items"][1]["metadata"]["namespace"] == "other"
+    assert main(["export", "slurm", str(VLLM), "--config", str(config)], {}) == 0
+    assert "#SBATCH --partition=gpu" in capsys.readouterr().out.splitlines()
+
+
+def test_output_goes_to_a_file_when_asked(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = _run(capsys, "slurm", str(SIM), "--one-node", "--output", str(tmp_path / "job.sh"))
+    assert (code, out, err) == (0, "", "")
+    assert (tmp_path / "job.sh").read_text().startswith("#!/bin/bash\n")
+
+
+def test_a_flag_of_the_wrong_shape_is_refused_by_name(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "lws", str(VLLM), "--image", IMAGE, "--rdma-resource", "rdma/ib")
+    assert code == 2
+    assert "argument --rdma-resource: expected KEY=VALUE, got 'rdma/ib'" in err
+
+
+KEYS = st.text(
+    alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_", min_size=16, max_size=48
+)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(key=KEYS.map(lambda k: "k" + k))
+def test_no_key_reaches_a_manifest_or_script(
+    key: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "r.toml"
+    text = VLLM.read_text()
+    path.write_text(re.sub(r'api_key = "[^"]*"', f'api_key = "{key}"', text))
+    for args in (
+        ["lws", str(path), "--image", IMAGE],
+        ["slurm", str(path)],
+        ["slurm", str(path), "--api-key-file", "/k"],
+    ):
+        code, out, err = _run(capsys, *args)
+        assert code == 0, err
+        assert key not in out
+        assert key not in err
+
+
+DOCS = {"kubernetes": ROOT / "docs" / "kubernetes.md", "slurm": ROOT / "docs" / "slurm.md"}
+
+
+def _generated_blocks(page: Path) -> list[tuple[list[str], str]]:
+    """Each ``console`` block that runs ``enginekit export``, with the fenced block after it."""
+    text = page.read_text()
+    blocks = re.findall(r"```console\n\$ (enginekit export .*?)\n```\n+```[a-z]*\n(.*?)```\n", text, re.S)
+    return [(shlex.split(command.replace("\\\n", " "))[1:], output) for command, output in blocks]
+
+
+@pytest.mark.parametrize("page", DOCS.values(), ids=DOCS.keys())
+def test_the_docs_show_what_the_exporter_prints(page: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocks = _generated_blocks(page)
+    assert blocks, f"{page.name} shows no generated output"
+    for args, shown in blocks:
+        code = main(
+            ["--config", str(CONFIG), *[str(ROOT / a) if a.startswith("examples/") else a for a in args]], {}
+        )
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        assert out == shown, (
+            f"{page.name}: the output of `enginekit {' '.join(args)}` changed; paste it again"
+        )
