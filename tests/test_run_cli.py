@@ -116,6 +116,35 @@ def test_dry_run_takes_the_fields_from_the_environment_and_masks_the_key(
     assert KEY not in out
 
 
+def test_the_node_config_sets_the_waits_and_the_command_line_wins(
+    capsys: pytest.CaptureFixture[str], config: str
+) -> None:
+    with open(config, "a", encoding="utf-8") as node:
+        node.write("[run]\nleader_timeout = 1234\nstop_grace = 7.5\n")
+    code, out, _ = run(capsys, WORKER, "--config", config, "--dry-run")
+    assert code == 0
+    assert "accepts connections, at most 1234 s (exit 82 after)" in out
+    code, out, _ = run(capsys, WORKER, "--config", config, "--dry-run", "--leader-timeout", "60")
+    assert code == 0
+    assert "accepts connections, at most 60 s (exit 82 after)" in out
+
+
+def test_a_bad_run_section_is_unusable_input_naming_every_key(
+    capsys: pytest.CaptureFixture[str], config: str
+) -> None:
+    with open(config, "a", encoding="utf-8") as node:
+        node.write('[run]\nstop_grace = -1\nstartup_timeout = "1h"\nleader_timeout = true\ngrace = 3\n')
+    code, out, err = run(capsys, WORKER, "--config", config, "--dry-run")
+    assert (code, out) == (2, "")
+    assert err == (
+        "enginekit: error: node config [run]: unknown key 'grace'; expected one of leader_timeout, "
+        "startup_timeout, stop_grace, leader_gone_grace; "
+        "node config [run] leader_timeout: expected a positive number of seconds, got bool; "
+        "node config [run] startup_timeout: expected a positive number of seconds, got str; "
+        "node config [run] stop_grace: expected a positive number of seconds, got -1\n"
+    )
+
+
 def test_timings_are_positive_numbers_of_seconds(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, WORKER, "--stop-grace", "-1")
     assert code == 2

@@ -356,3 +356,26 @@ def test_an_engine_that_exits_at_start_gives_its_code(start: Callable[..., Runne
     runner = start("exits", spec(free_port(), "--fault", "exit-at-start:42"))
     assert runner.exit_code() == 42
     nothing_left(runner)
+
+
+@pytest.mark.parametrize(
+    ("fault", "verdict", "code"), [((), "gpu", 0), (("--fault", "cpu-fallback"), "cpu", 1)]
+)
+def test_probe_sees_the_machine_as_run_does(
+    tmp_path: Path, node_config: Path, fault: tuple[str, ...], verdict: str, code: int
+) -> None:
+    # The listing runs in the main process's environment, so a profile-level fallback
+    # (the engine's own variables) is seen by `probe` exactly as `run` refuses it.
+    path = tmp_path / "shard.json"
+    path.write_text(json.dumps(spec(free_port(), *fault)))
+    done = subprocess.run(
+        [sys.executable, "-m", "enginekit", "--config", str(node_config), "probe", str(path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == code, done.stderr
+    report = json.loads(done.stdout)
+    assert report["verdict"] == verdict
+    assert report["listing"][1:4] == ["-I", "-m", "enginekit_sim"]
+    assert KEY not in done.stdout + done.stderr

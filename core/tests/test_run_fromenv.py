@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import attrs
 import pytest
 from enginekit import ShardSpec, SpecError
 from enginekit.run import FromEnv, resolve
@@ -48,6 +49,16 @@ def test_each_field_is_taken_from_its_variable(make_shard: MakeShard) -> None:
     assert (resolved.spec.rank, resolved.spec.leader_addr) == (1, "leader.lws.svc")
     assert (resolved.spec.bind_addr, resolved.spec.api_key) == ("10.0.0.7", KEY)
     assert resolved.consumed == {"K"}  # the key's variable only: the children never inherit it
+
+
+def test_a_rank_from_a_variable_names_its_shard_after_the_replica(make_shard: MakeShard) -> None:
+    template = attrs.evolve(two_node(make_shard), replica_id="llama-r1", shard_id="")
+    names = FromEnv(rank="SLURM_PROCID")
+    assert resolve(template, {"SLURM_PROCID": "1"}, names).spec.shard_id == "llama-r1-1"
+    named = attrs.evolve(template, shard_id="given")
+    assert resolve(named, {"SLURM_PROCID": "1"}, names).spec.shard_id == "given", "a given name is kept"
+    unnamed = attrs.evolve(template, replica_id="")
+    assert resolve(unnamed, {"SLURM_PROCID": "1"}, names).spec.shard_id == ""
 
 
 def test_no_names_leave_the_spec_as_it_is(make_shard: MakeShard) -> None:

@@ -75,6 +75,8 @@ class NodeConfig:
     vllm = "/opt/enginekit/vllm-0.34.0"
     [engines.vllm]                 # each engine's own section
     version = "0.34.0"
+    [run]                          # enginekit run's timeouts, in seconds
+    startup_timeout = 3600
     """
 
     disabled: tuple[str, ...] = ()
@@ -90,6 +92,9 @@ class NodeConfig:
     #: ``[export.lws]`` and ``[export.slurm]``: the site's scheduler facts for ``enginekit
     #: export``, raw; structured (strictly) only by ``export``, so no other command minds them.
     export: Mapping[str, Any] = attrs.field(factory=dict)
+    #: ``[run]``: ``enginekit run``'s timeouts and graces on this node, raw; structured
+    #: (strictly) only by ``run``, whose options on the command line win over them.
+    run: Mapping[str, Any] = attrs.field(factory=dict)
 
 
 #: ``[env_policy]`` as a node config without one has it.

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from enginekit.cli.context import Invalid, Run
 from enginekit.cli.exits import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE
 from enginekit.cli.process import CannotRun, run_program
-from enginekit.errors import EnginekitError, SpecError
+from enginekit.errors import SpecError
 from enginekit.model import ShardSpec
 from enginekit.text import printable
 
@@ -53,29 +53,26 @@ def probe(run: Run) -> int:
 
 
 def _verdict(run: Run, spec: ShardSpec, engine: Engine, report: dict[str, Any], lines: list[str]) -> str:
-    """Run the listing when there is one to run; what it found goes to ``report`` and ``lines``."""
-    if spec.on_cpu():
-        lines.append("placed on no GPU: it runs on the CPU by design, there is no fallback to detect")
-        return "cpu-shard"
-    listing = engine.device_listing(spec)
-    if listing is None:
-        lines.append(f"engine {engine.name} never falls back to the CPU: it has no device listing to run")
-        return "no-listing"
-    argv, shown = listing.argv(), printable(shlex.join(listing.argv()), 500)
-    report["listing"] = argv
-    lines.append(f"device listing: {shown}")
-    what = f"the device listing of engine {engine.name!r}"
-    # The listing never needs the API key: the engine's key variables stay out, even inherited.
-    env = _without(listing.environ(run.environ), engine.policy.secret_env)
-    finished = run_program(argv, env, timeout=run.args.timeout, what=what)
+    """Run the listing as ``enginekit run`` does before it starts; findings go to ``report``, ``lines``."""
+    from enginekit.devicecheck import CPU_SHARD, NO_LISTING, check_devices, listing_of
+
     try:
-        devices = engine.parse_devices(finished.stdout)
-    except EnginekitError as exc:
-        # A crash or the wrong program is never read as "no GPU", nor as GPUs present.
-        raise CannotRun(f"{what} wrote what the engine cannot read ({exc}): {shown}") from None
-    report["devices"] = devices
-    lines += _seen(devices, len(report["placed_on"]))
-    return "gpu" if devices else "cpu"
+        plan = engine.plan(spec)
+    except SpecError as exc:
+        raise Invalid(exc.problems, code=EXIT_UNUSABLE) from None
+    argv = listing_of(plan, engine)
+    if argv is not None:
+        report["listing"] = argv
+        lines.append(f"device listing: {printable(shlex.join(argv), 500)}")
+    checked = check_devices(plan, engine, run.environ, timeout=run.args.timeout)
+    if checked.verdict == CPU_SHARD:
+        lines.append("placed on no GPU: it runs on the CPU by design, there is no fallback to detect")
+    elif checked.verdict == NO_LISTING:
+        lines.append(f"engine {engine.name} never falls back to the CPU: it has no device listing to run")
+    else:
+        report["devices"] = list(checked.devices)
+        lines += _seen(list(checked.devices), len(report["placed_on"]))
+    return checked.verdict
 
 
 def _placed_on(spec: ShardSpec) -> list[str]:

@@ -13,10 +13,11 @@ from typing import Any
 from enginekit.cli.context import Invalid, Run
 from enginekit.cli.exits import EXIT_OK
 from enginekit.cli.inputs import load_gpus
+from enginekit.devicecheck import listing_of
 from enginekit.errors import SpecError
-from enginekit.run import FromEnv, RunOptions, Supervisor, resolve
-from enginekit.run.devices import listing_of
+from enginekit.run import FromEnv, Supervisor, resolve
 from enginekit.run.dryrun import describe
+from enginekit.run.options import options_from
 
 #: ``--option``'s destination and the :class:`RunOptions` field it sets.
 _TIMINGS = {
@@ -49,7 +50,7 @@ def run_shard(run: Run) -> int:
     except SpecError as exc:
         raise Invalid(exc.problems) from None
     given: dict[str, Any] = {field: getattr(args, dest) for dest, field in _TIMINGS.items()}
-    options = RunOptions(raw_logs=args.raw_logs, **{k: v for k, v in given.items() if v is not None})
+    options = options_from(run.config.run, given, raw_logs=args.raw_logs)
     for dropped in plan.dropped_env:
         run.error(f"profile env {dropped.key} dropped: {dropped.why}", kind="warning")
     if args.dry_run:

@@ -66,10 +66,14 @@ def resolve(spec: ShardSpec, environ: Mapping[str, str], names: FromEnv) -> Reso
                 )
         else:
             values[field] = value
+    if "rank" in values and not spec.shard_id and spec.replica_id:
+        # One spec serves every rank (an export's template): each names its shard as the
+        # replica's expansion would, so logs and status files tell the ranks apart.
+        values["shard_id"] = f"{spec.replica_id}-{values['rank']}"
     # The values that were there are judged too: every problem is listed at once.
     resolved = attrs.evolve(spec, **values)  # type: ignore[arg-type]
     for problem in check_spec(resolved):
-        for field in values:
+        for field in sourced.keys() & values.keys():
             marker = f": {field}: "
             if marker in problem:
                 problems.append(

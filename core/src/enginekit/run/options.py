@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import attrs
+
+from enginekit.errors import EnginekitError
+from enginekit.text import printable
 
 #: Defaults, in seconds. A vLLM shard of a large model can take many minutes to load
 #: and compile; a worker pod may start long before its leader's image is pulled.
@@ -17,14 +22,21 @@ LEADER_GONE_GRACE = 30.0
 PROBE_TIMEOUT = 60.0
 
 
+def _is_seconds(value: object) -> bool:
+    """Whether ``value`` is a positive, finite number of seconds (a bool is not a number here)."""
+    return (
+        not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value) and value > 0
+    )
+
+
+def _shown(value: object) -> str:
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return repr(value) if number else type(value).__name__
+
+
 def _positive(_instance: object, attribute: attrs.Attribute[float], value: float) -> None:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value <= 0
-    ):
-        raise ValueError(f"{attribute.name}: expected a positive number of seconds, got {value!r}")
+    if not _is_seconds(value):
+        raise ValueError(f"{attribute.name}: expected a positive number of seconds, got {_shown(value)}")
 
 
 @attrs.frozen(kw_only=True)
@@ -53,3 +65,34 @@ class RunOptions:
     #: Catch SIGTERM, SIGINT and SIGHUP while running (main thread only); otherwise call
     #: :meth:`~enginekit.run.Supervisor.stop`.
     handle_signals: bool = True
+
+
+#: What a node config's ``[run]`` may set: the waits a site tunes to its models and pods.
+CONFIGURABLE = ("leader_timeout", "startup_timeout", "stop_grace", "leader_gone_grace")
+
+
+class RunConfigError(EnginekitError):
+    """The node config's ``[run]`` holds a key or value ``enginekit run`` cannot take."""
+
+
+def options_from(section: Mapping[str, Any], given: Mapping[str, Any], **rest: Any) -> RunOptions:
+    """The options: ``given`` (the command line's) over the node config's ``[run]`` ``section``.
+
+    :raises RunConfigError: naming every unknown key and every value that is not a
+        positive number of seconds, at once.
+    """
+    expected = ", ".join(CONFIGURABLE)
+    problems = [
+        f"node config [run]: unknown key {printable(str(key), 80)!r}; expected one of {expected}"
+        for key in section
+        if key not in CONFIGURABLE
+    ]
+    problems += [
+        f"node config [run] {key}: expected a positive number of seconds, got {_shown(section[key])}"
+        for key in CONFIGURABLE
+        if section.get(key) is not None and not _is_seconds(section[key])
+    ]
+    if problems:
+        raise RunConfigError("; ".join(problems))
+    configured = {key: float(section[key]) for key in CONFIGURABLE if section.get(key) is not None}
+    return RunOptions(**{**configured, **{k: v for k, v in given.items() if v is not None}}, **rest)

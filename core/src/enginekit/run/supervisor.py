@@ -174,7 +174,7 @@ class Supervisor:
     def _check_devices(self) -> int | None:
         if self._engine is None:
             return None
-        from enginekit.run.devices import CPU, GPU, check_devices
+        from enginekit.devicecheck import CPU, GPU, check_devices
 
         try:
             found = check_devices(

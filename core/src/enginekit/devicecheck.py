@@ -1,4 +1,4 @@
-"""The CPU-fallback check: run the engine's device listing in the shard's environment before starting it."""
+"""The CPU-fallback check: the engine's device listing, run as the shard's main process sees the node."""
 
 from __future__ import annotations
 
