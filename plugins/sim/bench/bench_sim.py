@@ -316,12 +316,13 @@ def main() -> int:
     parser.add_argument("--tokens", type=int, default=50, help="tokens per stream")
     parser.add_argument("--streams", type=int, default=50, help="concurrent streams of part 2")
     parser.add_argument("--levels", default="500,1000", help="concurrent streams of part 3")
+    parser.add_argument("--capacity-rounds", type=int, default=3, help="rounds per level of part 3")
     parser.add_argument("--no-pin", action="store_true", help="leave the server and client unpinned")
     parser.add_argument("--quick", action="store_true", help="one short round of each, a smoke run")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.quick:
-        args.seconds, args.rounds, args.tokens, args.levels = 0.5, 1, 10, "100"
+        args.seconds, args.rounds, args.tokens, args.levels, args.capacity_rounds = 0.5, 1, 10, "100", 1
     pinned = not args.no_pin
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -344,7 +345,9 @@ def main() -> int:
                         results["rate"] = _rate_part(ports, args)
                     else:
                         results["gaps"] = _gap_part(ports, args, args.streams, args.rounds)
-                        results["capacity"] = [_gap_part(ports, args, level, 1) for level in levels]
+                        results["capacity"] = [
+                            _gap_part(ports, args, level, args.capacity_rounds) for level in levels
+                        ]
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
