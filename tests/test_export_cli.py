@@ -188,3 +188,45 @@ def test_the_docs_show_what_the_exporter_prints(page: Path, capsys: pytest.Captu
         assert out == shown, (
             f"{page.name}: the output of `enginekit {' '.join(args)}` changed; paste it again"
         )
+
+
+def test_a_replica_listing_too_few_nodes_is_exit_1_not_a_crash(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "r.toml"
+    path.write_text(VLLM.read_text().replace('[[nodes]]\nhost = "gpu-a-32"\naddr = "10.1.0.32"\n', ""))
+    for args in (["lws", str(path), "--image", IMAGE], ["slurm", str(path)]):
+        code, out, err = _run(capsys, *args)
+        assert (code, out) == (1, ""), err
+        assert (
+            err
+            == "enginekit: invalid: nodes: the profile 'llama-3.1-405b-fp8-2x8' spans 2 node(s), the replica lists 1\n"
+        )
+
+
+def test_a_key_pasted_into_a_field_never_reaches_a_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Printed output is masked; a file written with --output is not: the export refuses instead.
+    key = re.search(r'api_key = "([^"]*)"', VLLM.read_text())[1]  # type: ignore[index]
+    path = tmp_path / "r.toml"
+    path.write_text(VLLM.read_text().replace('pool = "h100-a"', f'pool = "{key}"'))
+    for target in (["lws", str(path), "--image", IMAGE], ["slurm", str(path)]):
+        out_file = tmp_path / "out"
+        code, out, err = _run(capsys, *target, "--output", str(out_file))
+        assert code == 1
+        assert err.startswith("enginekit: invalid: pool: holds the replica's API key")
+        assert key not in out + err
+        assert not out_file.exists()
+
+
+def test_a_key_in_an_option_value_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    key = re.search(r'api_key = "([^"]*)"', VLLM.read_text())[1]  # type: ignore[index]
+    out_file = tmp_path / "job.sh"
+    code, out, err = _run(capsys, "slurm", str(VLLM), "--api-key-file", f"/keys/{key}", "-o", str(out_file))
+    assert (code, out) == (1, "")
+    assert (
+        err
+        == "enginekit: invalid: the replica's API key is in an option's value; refusing to write it (not shown)\n"
+    )
+    assert not out_file.exists()

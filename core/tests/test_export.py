@@ -318,7 +318,7 @@ def test_no_key_is_ever_written(key: str) -> None:
         ({"image": IMAGE, "replicas": 0}, "--replicas: expected 1-10000, got 0"),
         (
             {"image": IMAGE, "shm_size": "lots"},
-            "--shm-size: expected a Kubernetes quantity such as 64Gi, got 'lots'",
+            "--shm-size: expected a positive Kubernetes quantity such as 64Gi, got 'lots'",
         ),
     ],
 )
@@ -368,3 +368,203 @@ def test_a_mistyped_site_option_is_named() -> None:
     with pytest.raises(ExportError) as caught:
         site_options({"lws": {"imag": "x"}})
     assert caught.value.problems == ("config.export.lws.imag: unknown field",)
+
+
+# Attacks and careless input (the review of issue 16): each was accepted, or crashed, before.
+
+
+@pytest.mark.parametrize("replica_id", ["UPPER", "9abc", "a.b", "x_y", "-lead", "é", "a" * 64, "a$(id)"])
+def test_a_replica_id_that_cannot_name_a_leaderworkerset_is_refused_not_exported(replica_id: str) -> None:
+    exported = _template({**REPLICA, "replica_id": replica_id})
+    with pytest.raises(ExportError) as caught:
+        manifest(exported, LWSOptions(image=IMAGE), health_path="/health", key=True)
+    (problem,) = caught.value.problems
+    assert problem.startswith("replica_id: a LeaderWorkerSet's name must be a DNS-1035 label")
+    assert problem.endswith(", or give --name")
+    # --name is the way out, and the replica id stays what it was inside the spec.
+    lws = manifest(exported, LWSOptions(image=IMAGE, name="r1"), health_path="/health", key=True)
+    assert [item["metadata"]["name"] for item in lws["items"]] == ["r1-spec", "r1", "r1"]
+
+
+def test_an_unnamed_replica_needs_a_name_for_kubernetes() -> None:
+    with pytest.raises(ExportError) as caught:
+        manifest(
+            _template({**REPLICA, "replica_id": ""}), LWSOptions(image=IMAGE), health_path="/h", key=True
+        )
+    assert caught.value.problems == ("replica_id: empty, and the LeaderWorkerSet needs a name: give --name",)
+
+
+def test_a_name_must_leave_room_for_every_groups_statefulset() -> None:
+    name = "a" * 50
+    fits = LWSOptions(image=IMAGE, name=name, replicas=10)  # a...a-9: 52
+    manifest(_template(), fits, health_path="/health", key=True)
+    with pytest.raises(ExportError) as caught:
+        manifest(_template(), attrs.evolve(fits, replicas=11), health_path="/health", key=True)
+    assert caught.value.problems == (
+        f"--name: 50 characters is too long for 11 group(s) of 2: the StatefulSet '{name}-10' would "
+        "be 53, and Kubernetes creates no pod for one longer than 52",
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "problem"),
+    [
+        (
+            {"name": "9abc"},
+            "--name: expected a DNS-1035 label: lower-case letters, digits and '-', starting with a "
+            "letter, at most 63 characters (it names the set's headless Service), got '9abc'",
+        ),
+        *[
+            (
+                {"rdma_resources": {resource: 1}},
+                "--rdma-resource: expected a device plugin's resource name such as rdma/ib (a "
+                f"domain/name outside kubernetes.io, not nvidia.com/gpu), got {resource!r}",
+            )
+            # The GPU count would be overridden; cpu or memory limited to 1 starves the engine.
+            for resource in (
+                "nvidia.com/gpu",
+                "memory",
+                "cpu",
+                "hugepages-2Mi",
+                "kubernetes.io/x",
+                "a.kubernetes.io/x",
+            )
+        ],
+        *[
+            (
+                {"shm_size": size},
+                f"--shm-size: expected a positive Kubernetes quantity such as 64Gi, got {size!r}",
+            )
+            for size in ("0", "0.0Gi", "00Mi")
+        ],
+    ],
+)
+def test_lws_options_that_would_break_the_pods_are_refused(options: dict[str, Any], problem: str) -> None:
+    with pytest.raises(ExportError) as caught:
+        check_lws(LWSOptions(image=IMAGE, **options))
+    assert caught.value.problems == (problem,)
+
+
+def test_an_rdma_resource_never_changes_the_gpu_count() -> None:
+    check_lws(LWSOptions(image=IMAGE, rdma_resources={"rdma/ib": 1, "nvidia.com/hostdev": 2}))
+    limits = _items(_lws(rdma_resources={"rdma/ib": 1}))["LeaderWorkerSet"]["spec"]["leaderWorkerTemplate"]
+    assert limits["workerTemplate"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "2"
+
+
+@pytest.mark.parametrize(
+    ("options", "variable"),
+    [
+        ({"api_key_env": "spec_source"}, "spec_source"),  # then set to a temporary path: the key
+        ({"api_key_env": "spec"}, "spec"),
+        ({"api_key_env": "PATH"}, "PATH"),
+        ({"api_key_env": "SLURM_PROCID"}, "SLURM_PROCID"),
+        ({"bind_addr_env": "SLURM_LAUNCH_NODE_IPADDR"}, "SLURM_LAUNCH_NODE_IPADDR"),
+        ({"bind_addr_env": "LD_PRELOAD"}, "LD_PRELOAD"),
+    ],
+)
+def test_the_key_and_address_variables_are_the_sites_own(options: dict[str, Any], variable: str) -> None:
+    with pytest.raises(ExportError) as caught:
+        check_slurm(SlurmOptions(**options))
+    (problem,) = caught.value.problems
+    flag = "--api-key-env" if "api_key_env" in options else "--bind-addr-env"
+    assert problem.startswith(f"{flag}: {variable!r} is a variable the script, Slurm or the processes use")
+
+
+def test_one_variable_cannot_be_the_key_and_the_address() -> None:
+    with pytest.raises(ExportError) as caught:
+        check_slurm(SlurmOptions(api_key_env="SITE_VAR", bind_addr_env="SITE_VAR"))
+    assert caught.value.problems == (
+        "--bind-addr-env: 'SITE_VAR' is --api-key-env too: one variable cannot be both",
+    )
+
+
+KEY = REPLICA["api_key"]
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"pool": f"pool-{KEY}"}, "pool"),
+        ({"profile_fp": KEY}, "profile_fp"),
+        ({"placement": {**REPLICA["placement"], "fabric": KEY}}, "placement.fabric"),
+        (
+            {"nodes": [{"addr": "10.0.0.31", "fabric": KEY}, {"addr": "10.0.0.32", "fabric": KEY}]},
+            "nodes[0].fabric",
+        ),
+        ({"profile": {**REPLICA["profile"], "env": {"SITE_NOTE": KEY}}}, "profile.env.SITE_NOTE"),
+        (
+            {"profile": {**REPLICA["profile"], "env": {f"X{KEY}".replace("-", "_"): "1"}}},
+            "profile.env (a name in it)",
+        ),
+    ],
+)
+def test_a_key_pasted_into_a_written_field_is_refused_naming_the_field(
+    change: dict[str, Any], field: str
+) -> None:
+    doc = {**REPLICA, **change}
+    key = KEY.replace("-", "_") if "(a name" in field else KEY
+    doc["api_key"] = key
+    problems = _problems(doc)
+    assert problems == (
+        f"{field}: holds the replica's API key, and an export writes this field into a manifest or "
+        "script that everyone who may read it sees; the key reaches the leader only from its Secret, "
+        "file or variable (the value is not shown)",
+    )
+    assert key not in " ".join(problems)
+
+
+@pytest.mark.parametrize("one_host", [False, True])
+def test_a_replica_listing_too_few_nodes_is_refused_not_a_crash(one_host: bool) -> None:
+    doc = {**(ONE_HOST if one_host else REPLICA)}
+    doc["nodes"] = doc["nodes"][:1]
+    assert _problems(doc, one_host=one_host) == (
+        "nodes: the profile 'p' spans 2 node(s), the replica lists 1",
+    )
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="no bash here to run the script")
+@pytest.mark.parametrize("first", ["n1", "n2"])
+def test_the_script_stops_unless_it_runs_on_the_first_node_where_rank_0_starts(
+    first: str, tmp_path: Any
+) -> None:
+    # Stand-ins for Slurm's commands: scontrol lists the allocation, sbcast and srun say they ran.
+    for name, body in {
+        "scontrol": f"echo {first}; echo n9",
+        "sbcast": "exit 0",
+        "srun": 'echo "srun ran"',
+    }.items():
+        (tmp_path / name).write_text(f"#!/bin/sh\n{body}\n")
+        (tmp_path / name).chmod(0o755)
+    environ = {
+        "PATH": f"{tmp_path}:/usr/bin:/bin",
+        "SLURM_JOB_ID": "7",
+        "SLURM_JOB_NODELIST": "n[1,9]",
+        "SLURMD_NODENAME": "n1",
+        "SLURM_CPUS_ON_NODE": "4",
+        "TMPDIR": str(tmp_path),
+    }
+    ran = subprocess.run(
+        ["bash", "-s"], input=_script(key=False), capture_output=True, text=True, timeout=30, env=environ
+    )
+    if first == "n1":
+        assert (ran.returncode, ran.stdout) == (0, "srun ran\n"), ran.stderr
+    else:
+        assert ran.returncode == 1
+        assert "srun ran" not in ran.stdout
+        assert "the batch script runs on n1, not on the first node n2, where rank 0 starts" in ran.stderr
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="no shellcheck here")
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"api_key_file": "/etc/k"},
+        {"bind_addr_env": "NODE_ADDR", "node_config": "/etc/c.toml"},
+        {"one_node": True},
+    ],
+)
+def test_shellcheck_finds_nothing_in_the_script(options: dict[str, Any]) -> None:
+    text = _script(ONE_HOST if options.get("one_node") else REPLICA, **options)
+    checked = subprocess.run(["shellcheck", "-"], input=text, capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 0, checked.stdout

@@ -157,13 +157,22 @@ def with_addresses(replica: ReplicaSpec, addresses: Sequence[str]) -> ReplicaSpe
     )
 
 
-def _whole(replica: ReplicaSpec) -> Iterator[str]:
+def node_count_problem(replica: ReplicaSpec) -> str | None:
+    """Why the listed ``nodes`` are not one per node of the profile; None if they are, or none is listed."""
     count = replica.profile.node_count
     if replica.nodes and len(replica.nodes) != count:
-        yield (
+        return (
             f"nodes: the profile {replica.profile.name!r} spans {count} node(s), "
             f"the replica lists {len(replica.nodes)}"
         )
+    return None
+
+
+def _whole(replica: ReplicaSpec) -> Iterator[str]:
+    count = replica.profile.node_count
+    miscounted = node_count_problem(replica)
+    if miscounted:
+        yield miscounted
         return
     if count > 1 and not replica.nodes:
         yield (

@@ -166,6 +166,11 @@ def export(run: Run) -> int:
         _plans(run, exported)
         key = bool(replica.api_key or slurm.api_key_file or args.api_key_env is not None)
         text = script(exported, slurm, key=key)
+    if replica.api_key and replica.api_key in text:
+        # Every field the export writes was checked for the key; an option holding it (a
+        # name, a path) is the last way in. Refused here too, since --output bypasses the
+        # masking of what is printed.
+        raise Invalid(["the replica's API key is in an option's value; refusing to write it (not shown)"])
     if args.output is None:
         run.out.write(text)
     else:

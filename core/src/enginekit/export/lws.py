@@ -6,7 +6,15 @@ import json
 import math
 from typing import Any
 
-from enginekit.export.options import DEFAULT_KEY_ENV, LWSOptions
+from enginekit.export.options import (
+    DEFAULT_KEY_ENV,
+    DNS_1035_LABEL,
+    GPU_RESOURCE,
+    LWS_NAME_RULE,
+    ExportError,
+    LWSOptions,
+    shown,
+)
 from enginekit.export.runline import RunLine
 from enginekit.export.template import RankTemplate
 
@@ -23,7 +31,10 @@ POD_IP_ENV = "ENGINEKIT_POD_IP"
 #: leader pod's DNS name.
 RANK_ENV = "LWS_WORKER_INDEX"
 LEADER_ENV = "LWS_LEADER_ADDRESS"
-GPU_RESOURCE = "nvidia.com/gpu"
+#: A StatefulSet's pods carry the label ``controller-revision-hash: NAME-HASH`` (up to 11
+#: characters more), and a label value is at most 63 characters: a longer StatefulSet name
+#: is accepted, and then no pod of it is ever created.
+MAX_STATEFULSET_NAME = 52
 PROBE_PERIOD = 10
 DEFAULT_SECRET_KEY = "api-key"
 
@@ -36,9 +47,36 @@ def manifest(exported: RankTemplate, options: LWSOptions, *, health_path: str, k
     :param key: whether the leader gets the API key, from the Secret ``options`` names.
     """
     name = options.name or exported.replica.replica_id
+    problems = name_problems(
+        name, given=bool(options.name), replicas=options.replicas, size=exported.replica.profile.node_count
+    )
+    if problems:
+        raise ExportError(problems)
     items = [_config_map(exported, options, name), _set(exported, options, name, health_path, key)]
     items.append(_service(exported, options, name))
     return {"apiVersion": "v1", "kind": "List", "items": items}
+
+
+def name_problems(name: str, *, given: bool, replicas: int, size: int) -> list[str]:
+    """Why ``name`` cannot name the LeaderWorkerSet and what it makes; none when it can.
+
+    The set's StatefulSets are ``NAME`` (the leaders) and ``NAME-GROUP`` (each group's
+    workers), whose pods are named after them.
+    """
+    field = "--name" if given else "replica_id"
+    hint = "" if given else ", or give --name"
+    if not name:
+        return ["replica_id: empty, and the LeaderWorkerSet needs a name: give --name"]
+    if not DNS_1035_LABEL.match(name):
+        return [f"{field}: a LeaderWorkerSet's name must be {LWS_NAME_RULE}; got {shown(name)}{hint}"]
+    longest = name if size == 1 else f"{name}-{replicas - 1}"
+    if len(longest) > MAX_STATEFULSET_NAME:
+        return [
+            f"{field}: {len(name)} characters is too long for {replicas} group(s) of {size}: the "
+            f"StatefulSet {longest!r} would be {len(longest)}, and Kubernetes creates no pod for "
+            f"one longer than {MAX_STATEFULSET_NAME}{hint}"
+        ]
+    return []
 
 
 def secret_ref(options: LWSOptions, name: str) -> tuple[str, str]:

@@ -22,19 +22,35 @@ DEFAULT_KEY_ENV = "ENGINEKIT_API_KEY"
 MAX_REPLICAS = 10_000
 
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\Z")
+#: A LeaderWorkerSet's name: it names the headless Service too, so a DNS-1035 label (a letter first).
+DNS_1035_LABEL = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?\Z")
 _DNS_SUBDOMAIN = re.compile(
     r"(?=.{1,253}\Z)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z"
 )
 _SECRET_KEY = re.compile(r"[-._a-zA-Z0-9]{1,253}\Z")
 _LABEL_NAME = re.compile(r"([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)\Z")
 _LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?\Z")
-_QUANTITY = re.compile(r"[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?\Z")
+_QUANTITY = re.compile(r"([0-9]+(?:\.[0-9]+)?)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?\Z")
 #: An image reference: registry/path:tag@digest, nothing a YAML or shell reader treats specially.
 _IMAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@-]{0,511}\Z")
 #: What an ``#SBATCH`` line may hold: no shell quoting happens there, so nothing needs it.
 _SBATCH_WORD = re.compile(r"[A-Za-z0-9_.:,@+%=-]{1,256}\Z")
 #: A path written into a script or a manifest: absolute, plain characters, nothing to quote.
 _PATH = re.compile(r"/[A-Za-z0-9_./+@%=-]{0,1023}\Z")
+
+#: The GPUs each pod asks for: the count is the placement's, never an option's.
+GPU_RESOURCE = "nvidia.com/gpu"
+#: How a LeaderWorkerSet's name is described in a message.
+LWS_NAME_RULE = (
+    "a DNS-1035 label: lower-case letters, digits and '-', starting with a letter, "
+    "at most 63 characters (it names the set's headless Service)"
+)
+#: The shell variables the batch script sets itself (enginekit.export.slurm).
+SCRIPT_VARIABLES = frozenset({"spec", "spec_source"})
+#: Variables every process, the shell or the runtime linker reads: never a key's or an address's.
+_PROCESS_VARIABLES = frozenset(
+    {"PATH", "HOME", "USER", "SHELL", "TMPDIR", "IFS", "PWD", "CUDA_VISIBLE_DEVICES"}
+)
 
 T = TypeVar("T")
 
@@ -139,49 +155,85 @@ def _lws(o: LWSOptions) -> Iterator[str]:
     if not o.image:
         yield "--image: required: the image with enginekit and the engine (or [export.lws] image)"
     elif not _IMAGE.match(o.image):
-        yield f"--image: expected an image reference (registry/name:tag), got {_shown(o.image)}"
+        yield f"--image: expected an image reference (registry/name:tag), got {shown(o.image)}"
     if o.namespace and not _DNS_LABEL.match(o.namespace):
-        yield f"--namespace: expected a namespace (a lower-case DNS label), got {_shown(o.namespace)}"
-    if o.name and not _DNS_LABEL.match(o.name):
-        yield f"--name: expected a lower-case DNS label of at most 63 characters, got {_shown(o.name)}"
+        yield f"--namespace: expected a namespace (a lower-case DNS label), got {shown(o.namespace)}"
+    if o.name and not DNS_1035_LABEL.match(o.name):
+        yield f"--name: expected {LWS_NAME_RULE}, got {shown(o.name)}"
     if o.secret:
         name, _, key = o.secret.partition(":")
         if not _DNS_SUBDOMAIN.match(name):
-            yield f"--secret: expected a Secret name (lower-case DNS name), got {_shown(name)}"
+            yield f"--secret: expected a Secret name (lower-case DNS name), got {shown(name)}"
         if key and not _SECRET_KEY.match(key):
-            yield f"--secret: expected a key of letters, digits, '-', '_' or '.', got {_shown(key)}"
+            yield f"--secret: expected a key of letters, digits, '-', '_' or '.', got {shown(key)}"
     for resource, count in o.rdma_resources.items():
-        if not _qualified(resource):
-            yield f"--rdma-resource: expected a resource name such as rdma/ib, got {_shown(resource)}"
+        if not _qualified(resource) or not _extended(resource):
+            # Not cpu, memory, hugepages-* or a kubernetes.io name: a limit on one of those
+            # would starve the engine. Not the GPUs either: their count is the placement's.
+            yield (
+                f"--rdma-resource: expected a device plugin's resource name such as rdma/ib "
+                f"(a domain/name outside kubernetes.io, not {GPU_RESOURCE}), got {shown(resource)}"
+            )
         if not 1 <= count <= 1024:
             yield f"--rdma-resource {resource}: expected a count in 1-1024, got {count}"
     for key, value in o.node_selector.items():
         if not _qualified(key):
-            yield f"--node-selector: expected a label name, got {_shown(key)}"
+            yield f"--node-selector: expected a label name, got {shown(key)}"
         if not _LABEL_VALUE.match(value):
-            yield f"--node-selector {key}: expected a label value, 63 characters at most, got {_shown(value)}"
+            yield f"--node-selector {key}: expected a label value, 63 characters at most, got {shown(value)}"
     if not 1 <= o.replicas <= MAX_REPLICAS:
         yield f"--replicas: expected 1-{MAX_REPLICAS}, got {o.replicas}"
-    if o.shm_size and not _QUANTITY.match(o.shm_size):
-        yield f"--shm-size: expected a Kubernetes quantity such as 64Gi, got {_shown(o.shm_size)}"
+    quantity = _QUANTITY.match(o.shm_size)
+    if o.shm_size and (not quantity or not float(quantity.group(1)) > 0):
+        # A zero limit is no /dev/shm at all for NCCL, not "no limit": leave the option out for that.
+        yield f"--shm-size: expected a positive Kubernetes quantity such as 64Gi, got {shown(o.shm_size)}"
     yield from _seconds("--startup-timeout", o.startup_timeout, zero=False)
     if o.node_config and not _PATH.match(o.node_config):
-        yield f"--node-config: expected an absolute path of plain characters, got {_shown(o.node_config)}"
+        yield f"--node-config: expected an absolute path of plain characters, got {shown(o.node_config)}"
 
 
 def _slurm(o: SlurmOptions) -> Iterator[str]:
     for flag, value in (("--partition", o.partition), ("--time", o.time), ("--account", o.account)):
         if value and not _SBATCH_WORD.match(value):
-            yield f"{flag}: expected letters, digits and _ . : , @ + % = - only, got {_shown(value)}"
+            yield f"{flag}: expected letters, digits and _ . : , @ + % = - only, got {shown(value)}"
     for flag, value in (("--api-key-file", o.api_key_file), ("--node-config", o.node_config)):
         if value and not _PATH.match(value):
-            yield f"{flag}: expected an absolute path of plain characters, got {_shown(value)}"
+            yield f"{flag}: expected an absolute path of plain characters, got {shown(value)}"
     if o.enginekit != "enginekit" and not _PATH.match(o.enginekit):
-        yield f"--enginekit: expected an absolute path of plain characters, got {_shown(o.enginekit)}"
+        yield f"--enginekit: expected an absolute path of plain characters, got {shown(o.enginekit)}"
     for flag, value in (("--api-key-env", o.api_key_env), ("--bind-addr-env", o.bind_addr_env)):
         if (value or flag == "--api-key-env") and not is_portable_name(value):
-            yield f"{flag}: expected a variable name (letters, digits, '_'), got {_shown(value)}"
+            yield f"{flag}: expected a variable name (letters, digits, '_'), got {shown(value)}"
+        elif value and _taken(value):
+            # The script sets or reads it, Slurm does, or every process needs it: the key
+            # read into PATH, or into the script's own spec_source (then set to a temporary
+            # path, which the leader would take for its key), breaks the replica.
+            yield (
+                f"{flag}: {value!r} is a variable the script, Slurm or the processes use "
+                f"(SLURM_*, {', '.join(sorted(SCRIPT_VARIABLES | _PROCESS_VARIABLES))}); name one of your own"
+            )
+    if o.bind_addr_env and o.bind_addr_env == o.api_key_env:
+        yield f"--bind-addr-env: {o.bind_addr_env!r} is --api-key-env too: one variable cannot be both"
     yield from _seconds("--startup-timeout", o.startup_timeout, zero=True)
+
+
+def _taken(variable: str) -> bool:
+    return (
+        variable in SCRIPT_VARIABLES
+        or variable in _PROCESS_VARIABLES
+        or variable.startswith(("SLURM_", "SLURMD_", "LD_", "PYTHON"))
+    )
+
+
+def _extended(resource: str) -> bool:
+    """An extended resource a device plugin advertises: domain-qualified, outside ``kubernetes.io``."""
+    domain, _, _ = resource.rpartition("/")
+    return (
+        bool(domain)
+        and resource != GPU_RESOURCE
+        and domain != "kubernetes.io"
+        and not domain.endswith(".kubernetes.io")
+    )
 
 
 def _qualified(name: str) -> bool:
@@ -195,6 +247,7 @@ def _seconds(flag: str, value: float, *, zero: bool) -> Iterator[str]:
         yield f"{flag}: expected a positive number of seconds, at most a week, got {value:g}"
 
 
-def _shown(text: str) -> str:
+def shown(text: str) -> str:
+    """``text`` for a message: its first characters, or why it cannot be shown."""
     why = unsafe_text(text)
     return f"a string that {why}" if why else repr(text[:80])

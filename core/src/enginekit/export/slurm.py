@@ -88,6 +88,15 @@ def script(exported: RankTemplate, options: SlurmOptions, *, key: bool) -> str:
         lines += [
             f"# One task per node, in allocation order: the rank is {RANK_ENV}, and the leader (rank 0, on",
             f"# this first node) is reached at {LEADER_ENV}, the address srun starts the tasks from.",
+            "# That holds only where this script runs on the allocation's first node (sbatch --batch",
+            "# can move it): stop, saying so, rather than start ranks that wait for a leader elsewhere.",
+            # sed, not head: head would close the pipe early, and pipefail would stop the script.
+            'first_node="$(scontrol show hostnames "$SLURM_JOB_NODELIST" | sed -n 1p)"',
+            'if [ "$first_node" != "${SLURMD_NODENAME:-}" ]; then',
+            '  echo "the batch script runs on ${SLURMD_NODENAME:-?}, not on the first node $first_node," \\',
+            f'    "where rank 0 starts: the ranks would not find the leader at {LEADER_ENV}" >&2',
+            "  exit 1",
+            "fi",
         ]
     srun = ["exec", "srun", "--kill-on-bad-exit=1", f"--wait={WAIT_SECONDS}", f"--cpus-per-task={cpus}"]
     argv = [_word(word) for word in run.argv(options.enginekit)]

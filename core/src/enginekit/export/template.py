@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import attrs
 
+from enginekit.convert import unstructure
 from enginekit.errors import SpecError
 from enginekit.model import ShardSpec
-from enginekit.replica import ReplicaSpec, expand, with_addresses
+from enginekit.replica import Placement, ReplicaSpec, expand, node_count_problem, with_addresses
 
 #: Addresses from TEST-NET-1 (RFC 5737), never a real host: each rank is planned with them
 #: before anything is submitted, and the scheduler gives the real ones at start.
@@ -47,6 +48,10 @@ def rank_template(replica: ReplicaSpec, *, one_host: bool = False) -> RankTempla
         otherwise the scheduler gives the addresses at start and the replica's are not used.
     :raises SpecError: every problem, each naming the replica's field.
     """
+    miscounted = node_count_problem(replica)
+    if miscounted:
+        # Said before anything is placed: one stand-in address per listed node would not fit.
+        raise SpecError([miscounted])
     problems = list(_devices(replica, one_host=one_host))
     count = replica.profile.node_count
     placed = with_addresses(replica, [f"{STAND_IN_PREFIX}{rank + 1}" for rank in range(count)])
@@ -69,7 +74,51 @@ def rank_template(replica: ReplicaSpec, *, one_host: bool = False) -> RankTempla
     template = attrs.evolve(ranks[0], shard_id="", api_key="")
     if not one_host:
         template = attrs.evolve(template, leader_addr="", bind_addr="")
+    problems = [
+        f"{_replica_field(replica, path)}: holds the replica's API key, and an export writes this field "
+        f"into a manifest or script that everyone who may read it sees; the key reaches the leader "
+        f"only from its Secret, file or variable (the value is not shown)"
+        for path in _holding(unstructure(template), replica.api_key, "")
+    ]
+    if problems:
+        raise SpecError(problems)
     return RankTemplate(replica=replica, template=template, ranks=ranks, fixed_addresses=one_host)
+
+
+def _holding(value: Any, key: str, path: str) -> Iterator[str]:
+    """The paths in the JSON-ready ``value`` whose text holds ``key``: pasted there, it would be exported.
+
+    The key is never empty here: it is at least the shard spec's shortest, so a match is the key.
+    """
+    if not key:
+        return
+    if isinstance(value, str):
+        if key in value:
+            yield path
+    elif isinstance(value, dict):
+        for name, item in value.items():
+            inner = f"{path}.{name}" if path else str(name)
+            if key in str(name):
+                yield f"{path} (a name in it)"  # the name itself is the secret: not shown
+            else:
+                yield from _holding(item, key, inner)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _holding(item, key, f"{path}[{i}]")
+
+
+#: The placement fields of a rank's spec, which the replica says in ``placement`` or a node.
+_PLACEMENT_FIELDS = frozenset(attrs.fields_dict(Placement))
+
+
+def _replica_field(replica: ReplicaSpec, path: str) -> str:
+    """The replica's field a path in the template came from (every node's placement is the same)."""
+    base = path.split(".", 1)[0].split("[", 1)[0].split(" ", 1)[0]
+    if base not in _PLACEMENT_FIELDS:
+        return path
+    if replica.nodes and getattr(replica.nodes[0], base) is not None:
+        return f"nodes[0].{path}"
+    return f"placement.{path}"
 
 
 def _devices(replica: ReplicaSpec, *, one_host: bool) -> list[str]:
