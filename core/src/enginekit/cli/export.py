@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from enginekit.cli.context import Invalid, Run
 from enginekit.cli.exits import EXIT_OK
+from enginekit.cli.parser import seconds
 
 if TYPE_CHECKING:
     from enginekit.export.template import RankTemplate
@@ -103,7 +103,7 @@ def _common(parser: argparse.ArgumentParser, *, startup: str) -> None:
         metavar="PATH",
         help="the node config where the ranks run, for enginekit run --config",
     )
-    parser.add_argument("--startup-timeout", metavar="SECONDS", type=_seconds, help=startup)
+    parser.add_argument("--startup-timeout", metavar="SECONDS", type=seconds, help=startup)
     parser.add_argument("--output", "-o", metavar="FILE", type=Path, help="write here instead of stdout")
 
 
@@ -127,16 +127,6 @@ def _count(text: str) -> int:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-    return value
 
 
 def export(run: Run) -> int:

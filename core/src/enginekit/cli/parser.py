@@ -166,7 +166,7 @@ def _run(parser: argparse.ArgumentParser) -> None:
             help=f"take the spec's {field.replace('-', '_')} from $VAR ({example})",
         )
     for option, default, what in RUN_TIMINGS:
-        parser.add_argument(option, type=_seconds, metavar="SECONDS", help=f"{what} (default: {default:g})")
+        parser.add_argument(option, type=seconds, metavar="SECONDS", help=f"{what} (default: {default:g})")
     parser.add_argument(
         "--status-file", type=Path, metavar="PATH", help="keep the shard's state there, as JSON"
     )
@@ -175,14 +175,15 @@ def _run(parser: argparse.ArgumentParser) -> None:
 def _timeout(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument(
         "--timeout",
-        type=_seconds,
+        type=seconds,
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help=f"stop {what} after this long (default: {DEFAULT_TIMEOUT:g})",
     )
 
 
-def _seconds(text: str) -> float:
+def seconds(text: str) -> float:
+    """An option's value as a positive number of seconds, at most a day; argparse's ``type``."""
     try:
         value = float(text)
     except ValueError:
