@@ -110,3 +110,18 @@ def test_no_message_about_the_key_shows_it(key: str) -> None:
     except SpecError as exc:
         found = list(exc.problems)
     assert all(key not in problem for problem in found)
+
+
+def test_a_rank_with_a_leading_zero_is_refused_as_a_spec_file_would_refuse_it(make_shard: MakeShard) -> None:
+    names = FromEnv(rank="IDX")
+    assert problems(two_node(make_shard), {"IDX": "01"}, names) == [
+        "rank from $IDX: expected a plain decimal such as 0 or 3, got '01'"
+    ]
+    assert resolve(two_node(make_shard), {"IDX": "0"}, names).spec.rank == 0
+
+
+def test_a_huge_value_is_refused_without_being_echoed_whole(make_shard: MakeShard) -> None:
+    # A variable can hold megabytes; the spec's rules quote the value they refuse.
+    (problem,) = problems(two_node(make_shard), {"LEADER": "x" * 100_000}, FromEnv(leader_addr="LEADER"))
+    assert problem.startswith("leader_addr from $LEADER: expected a host name or IP address, got 'xxx")
+    assert len(problem) < 400

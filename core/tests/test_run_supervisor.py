@@ -6,6 +6,7 @@ process group it started is gone afterwards, and kills any that is not.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -421,3 +422,187 @@ def test_a_leader_not_up_yet_has_not_gone_and_one_never_up_is_a_leader_timeout(
     assert run.result() == 82
     assert f"error: the leader at 127.0.0.1:{port} did not accept a connection within 1 s" in run.text()
     assert "has not accepted a connection for" not in run.text()
+
+
+def test_a_plan_with_no_commands_is_refused_when_the_supervisor_is_made() -> None:
+    with pytest.raises(ValueError, match=r"the plan of shard r-0 has no commands to run"):
+        Supervisor(plan_of(), environ={}, log=io.BytesIO())
+
+
+def test_the_key_in_a_failing_argv_reaches_neither_the_log_nor_the_status_file(
+    start: Callable[..., Started], tmp_path: Path
+) -> None:
+    status = tmp_path / "status.json"
+    run = start(
+        plan_of(Command(path="/nonexistent/engine", args=("--api-key", KEY)), api_key=KEY), status_file=status
+    )
+    assert run.result() == 2
+    document = json.loads(status.read_text())
+    assert document["reason"] == (
+        "main: cannot start: /nonexistent/engine not found: /nonexistent/engine --api-key <secret>"
+    )
+    assert KEY not in run.text() + status.read_text()
+
+
+def test_a_long_argv_is_masked_before_it_is_cut_so_no_part_of_the_key_shows(
+    start: Callable[..., Started],
+) -> None:
+    # The "started" line shows the argv cut at 2000 characters: here, in the key's middle.
+    head = f"{sys.executable} -c pass "
+    pad = "x" * (2000 - len(head) - 1 - len(KEY) // 2)
+    run = start(plan_of(python("pass", pad, KEY), api_key=KEY))
+    assert run.result() == 0
+    started = next(line for line in run.text().splitlines() if "started main process" in line)
+    assert KEY[: len(KEY) // 2] not in started
+    assert started.endswith("<secret>…")
+
+
+def test_a_child_whose_output_cannot_be_passed_on_is_stopped_not_left_running(
+    start: Callable[..., Started], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from enginekit.run import children
+
+    started: list[subprocess.Popen[bytes]] = []
+    real_popen, real_dup = subprocess.Popen, os.dup
+
+    def popen(*args: object, **kwargs: object) -> subprocess.Popen[bytes]:
+        started.append(real_popen(*args, **kwargs))  # type: ignore[call-overload]
+        return started[-1]
+
+    def dup(fd: int) -> int:
+        if started and fd == started[-1].stderr.fileno():  # type: ignore[union-attr]
+            raise OSError(24, "Too many open files")
+        return real_dup(fd)
+
+    monkeypatch.setattr(children.subprocess, "Popen", popen)
+    monkeypatch.setattr(children.os, "dup", dup)
+    run = start(plan_of(python("import time; time.sleep(60)")))
+    assert run.result() == 2
+    assert "main: cannot pass its output on (Too many open files), so it was stopped" in run.text()
+    (process,) = started
+    assert process.returncode is not None  # killed and reaped, not left running
+    assert run.supervisor.pids == []
+
+
+def test_a_status_file_that_fails_for_a_while_is_written_again_and_ends_exited(
+    start: Callable[..., Started], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from enginekit.run.status import StatusFile
+
+    real_write = StatusFile.write
+    failures = [OSError(28, "No space left on device")] * 2
+
+    def write(self: StatusFile, document: dict[str, object]) -> None:
+        if failures:
+            raise failures.pop()
+        real_write(self, document)
+
+    monkeypatch.setattr(StatusFile, "write", write)
+    status = tmp_path / "status.json"
+    run = start(plan_of(python("import time; time.sleep(0.3)")), status_file=status)
+    assert run.result() == 0
+    text = run.text()
+    assert text.count("warning: cannot write the status file") == 1
+    assert f"the status file {status} is written again" in text
+    document = json.loads(status.read_text())
+    assert (document["state"], document["exit_code"]) == ("exited", 0)
+
+
+class _BrokenEngine:
+    """An engine whose device listing hook breaks in a way the runner does not expect."""
+
+    name = "broken"
+
+    def device_listing(self, _shard: object) -> Command:
+        raise RuntimeError("a plugin bug")
+
+
+def test_an_unexpected_error_still_leaves_the_status_file_exited(tmp_path: Path) -> None:
+    status = tmp_path / "status.json"
+    plan = plan_of(python("pass"), gpu_indices=(0,))
+    supervisor = Supervisor(
+        plan, environ={}, engine=_BrokenEngine(), options=FAST, status_file=status, log=io.BytesIO()
+    )  # type: ignore[arg-type]
+    with pytest.raises(RuntimeError, match="a plugin bug"):
+        supervisor.run()
+    document = json.loads(status.read_text())
+    assert (document["state"], document["exit_code"]) == ("exited", 70)
+    assert document["reason"] == "stopped by an internal error (RuntimeError)"
+    assert supervisor.pids == []
+
+
+def test_a_grandchild_that_left_the_group_is_reported_not_silently_left(
+    start: Callable[..., Started],
+) -> None:
+    # It calls setsid(): out of its parent's group, out of reach, and it holds the pipes open.
+    code = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid(); print('escaped', os.getpid(), flush=True); time.sleep(30); os._exit(0)\n"
+        "time.sleep(0.3)\n"
+    )
+    run = start(plan_of(python(code)))
+    try:
+        assert run.result() == 0
+        assert re.search(
+            r"warning: the output of main is still held open by a process outside its process group",
+            run.text(),
+        )
+    finally:
+        found = re.search(r"escaped (\d+)", run.text())
+        if found:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(found.group(1)), signal.SIGKILL)
+
+
+def test_a_health_answer_that_trickles_is_cut_at_the_timeout() -> None:
+    from enginekit.run.readiness import check
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    done = threading.Event()
+
+    def trickle() -> None:
+        connection, _ = server.accept()
+        with connection:
+            connection.recv(4096)
+            # A byte at a time, each well inside the per-read timeout: never a whole answer.
+            for _ in range(100):  # 10 s at most, so that the test ends even where the cut fails
+                if done.wait(0.1):
+                    return
+                with contextlib.suppress(OSError):
+                    connection.sendall(b"H")
+
+    thread = threading.Thread(target=trickle, daemon=True)
+    thread.start()
+    try:
+        began = time.monotonic()
+        health = check(f"http://127.0.0.1:{port}/health", timeout=0.5)
+        assert time.monotonic() - began < 3
+        assert (health.status, health.error) == (None, "did not answer within 0.5 s")
+    finally:
+        done.set()
+        thread.join(5)
+        server.close()
+
+
+def test_the_health_poller_outlives_an_unexpected_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from enginekit.run import readiness
+
+    def broken(url: str, *, key: str = "", timeout: float) -> readiness.Health:
+        raise ValueError("not expected")
+
+    monkeypatch.setattr(readiness, "check", broken)
+    poller = readiness.HealthPoller("http://127.0.0.1:9/health", key="", interval=0.05, timeout=1)
+    try:
+        deadline = time.monotonic() + 5
+        while poller.latest is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        first = poller.latest
+        assert first is not None
+        assert first.error == "failed: ValueError"
+        while poller.latest is first and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert poller.latest is not first  # still polling
+    finally:
+        poller.stop()

@@ -64,20 +64,37 @@ class Child:
         self.started = timestamp()
         self.started_at = time.monotonic()
         prefix = b"" if raw else f"[{name}] ".encode("utf-8", "backslashreplace")
-        self._pumps = []
-        for stream in (self.process.stdout, self.process.stderr):
-            assert stream is not None
-            # The pump owns the descriptor from here: Popen's file object must not close it too.
-            fd = os.dup(stream.fileno())
-            stream.close()
-            thread = threading.Thread(
-                target=pump,
-                args=(fd, LineSplitter(prefix, secrets), sink),
-                name=f"enginekit-run-{name}",
-                daemon=True,
-            )
-            thread.start()
-            self._pumps.append(thread)
+        self._pumps: list[threading.Thread] = []
+        try:
+            for stream in (self.process.stdout, self.process.stderr):
+                assert stream is not None
+                # The pump owns the descriptor from here: Popen's file object must not close it too.
+                fd = os.dup(stream.fileno())
+                stream.close()
+                thread = threading.Thread(
+                    target=pump,
+                    args=(fd, LineSplitter(prefix, secrets), sink),
+                    name=f"enginekit-run-{name}",
+                    daemon=True,
+                )
+                try:
+                    thread.start()
+                except BaseException:
+                    os.close(fd)  # no pump took it
+                    raise
+                self._pumps.append(thread)
+        except (OSError, RuntimeError) as exc:  # out of descriptors, or of threads
+            # The process runs, but the caller never gets a Child to stop: stop it here, or
+            # it outlives the runner.
+            self.signal_group(signal.SIGKILL)
+            self.process.wait()
+            for stream in (self.process.stdout, self.process.stderr):
+                if stream is not None:
+                    stream.close()
+            raise CannotStart(
+                f"{name}: cannot pass its output on ({getattr(exc, 'strerror', None) or exc}), "
+                f"so it was stopped: {shown}"
+            ) from None
 
     @property
     def returncode(self) -> int | None:
@@ -100,6 +117,10 @@ class Child:
         except PermissionError:  # pragma: no cover - the id now belongs to another user's group
             return False
         return True
+
+    def output_held(self) -> bool:
+        """Whether its stdout or stderr is still open at the other end: some process still holds it."""
+        return any(thread.is_alive() for thread in self._pumps)
 
     def join_pumps(self, timeout: float) -> None:
         """Wait, at most ``timeout`` in all, for its output to be passed on to the end."""

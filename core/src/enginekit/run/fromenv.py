@@ -14,6 +14,8 @@ from enginekit.text import printable
 
 #: More digits than any rank has (the most nodes is 65536): a longer number is garbage.
 _MAX_RANK_DIGITS = 9
+#: The longest a problem with a value from a variable is shown.
+_MAX_PROBLEM = 300
 
 
 @attrs.frozen(kw_only=True)
@@ -58,7 +60,9 @@ def resolve(spec: ShardSpec, environ: Mapping[str, str], names: FromEnv) -> Reso
         elif value == "":
             problems.append(f"{label}: empty")
         elif field == "rank":
-            if value.isascii() and value.isdigit() and len(value) <= _MAX_RANK_DIGITS:
+            # As a spec file would hold it: TOML and JSON both refuse a leading zero ("01").
+            plain = value.isascii() and value.isdigit() and (value == "0" or not value.startswith("0"))
+            if plain and len(value) <= _MAX_RANK_DIGITS:
                 values[field] = int(value)
             else:
                 problems.append(
@@ -76,9 +80,9 @@ def resolve(spec: ShardSpec, environ: Mapping[str, str], names: FromEnv) -> Reso
         for field in sourced.keys() & values.keys():
             marker = f": {field}: "
             if marker in problem:
-                problems.append(
-                    f"{field} from ${printable(sourced[field], 100)}: {problem.split(marker, 1)[1]}"
-                )
+                # Cut: the spec's rules quote the value, and a variable can hold megabytes.
+                why = printable(problem.split(marker, 1)[1], _MAX_PROBLEM)
+                problems.append(f"{field} from ${printable(sourced[field], 100)}: {why}")
     if problems:
         raise SpecError(problems)
     consumed = frozenset({sourced["api_key"]} if "api_key" in sourced else ())

@@ -21,6 +21,7 @@ from enginekit.plan import MUST_BE_STOPPED, LaunchPlan
 from enginekit.run import status as st
 from enginekit.run.children import CannotStart, Child, kill_groups, reap_orphans, stop_groups
 from enginekit.run.exits import (
+    EXIT_BUG,
     EXIT_CPU_FALLBACK,
     EXIT_LEADER_GONE,
     EXIT_LEADER_TIMEOUT,
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
 
 #: The signals that stop the shard: each is forwarded as SIGTERM to every process group.
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+#: How long, in all, the runner waits for the children's last lines once their groups are gone.
+PUMP_GRACE = 2.0
 
 
 class Supervisor:
@@ -73,6 +76,9 @@ class Supervisor:
         log: ByteSink | None = None,
         secrets: Sequence[str] = (),
     ) -> None:
+        if not plan.commands:
+            # Nothing to start, and no main process whose exit would end the run.
+            raise ValueError(f"the plan of shard {plan.shard.shard_id or '-'} has no commands to run")
         self.plan = plan
         self.options = options or RunOptions()
         self._inherited = dict(environ)
@@ -80,7 +86,9 @@ class Supervisor:
         self._secrets = [s for s in (plan.shard.api_key, *secrets) if s]
         self._log = LogSink(log if log is not None else default_stream(), self._secrets)
         self._status = st.StatusFile(status_file) if status_file is not None else None
-        self._status_failed = False
+        #: Whether the last write of the status file failed, and whether that was said.
+        self._status_failing = False
+        self._status_warned = False
         self._children: list[Child] = []
         self._names = _names(plan)
         self._stop_signal: int | None = None
@@ -125,6 +133,11 @@ class Supervisor:
             try:
                 self._write_status()
                 code = self._supervise()
+            except Exception as exc:
+                # Still stopped and recorded as over: a status file left at "ready" would
+                # tell a node agent the shard serves while nothing runs.
+                self._reason = f"stopped by an internal error ({type(exc).__name__})"
+                raise
             finally:
                 self._shut_down(code)
         return code
@@ -315,10 +328,23 @@ class Supervisor:
                 self._warn(f"killed {', '.join(killed)} with SIGKILL ({why})")
         else:
             kill_groups(children)
+        deadline = time.monotonic() + PUMP_GRACE
         for child in children:
-            child.join_pumps(2.0)
+            child.join_pumps(max(deadline - time.monotonic(), 0.0))
+        held = [child.name for child in children if child.output_held()]
+        if held:
+            # Its group is gone, so whatever still holds its output left the group (setsid,
+            # a daemon's double fork) and is out of the runner's reach: say so, not silently.
+            self._warn(
+                f"the output of {', '.join(held)} is still held open by a process outside its "
+                f"process group (one that started a session of its own): it may still be running, "
+                f"beyond the reach of enginekit run"
+            )
         if code is None:
-            return  # an exception is on its way out: the caller reports it
+            # An exception is on its way out, and the caller reports it; the file says it is over.
+            self._exit_code = EXIT_BUG
+            self._set_state(st.EXITED, self._reason)
+            return
         self._exit_code = code
         self._say(f"exit status {code}: {self._reason}")
         self._set_state(st.EXITED, self._reason)
@@ -381,7 +407,7 @@ class Supervisor:
             }
             for child in self._children
         ]
-        return {
+        document: dict[str, Any] = {
             "format_version": st.STATUS_FORMAT,
             "state": self._state,
             "since": self._since,
@@ -398,16 +424,29 @@ class Supervisor:
             "processes": processes,
             "transitions": self._transitions,
         }
+        # A reason quotes what failed (an argv, a plugin's message), and an argv may hold the key.
+        masked: dict[str, Any] = _masked(document, self._secrets)
+        return masked
 
     def _write_status(self) -> None:
-        if self._status is None or self._status_failed:
+        if self._status is None:
             return
         try:
             self._status.write(self._document())
         except OSError as exc:
             # Said once: the shard runs on without its status file rather than stop for it.
-            self._status_failed = True
-            self._warn(f"cannot write the status file {self._status.path}: {exc.strerror or exc}")
+            # Every later change tries again: a disk full for a moment must not leave the
+            # file saying "ready" for good after the shard has exited.
+            if not self._status_warned:
+                self._warn(
+                    f"cannot write the status file {self._status.path}: {exc.strerror or exc}; "
+                    f"trying again at every change"
+                )
+            self._status_failing = self._status_warned = True
+            return
+        if self._status_failing:
+            self._status_failing = False
+            self._say(f"the status file {self._status.path} is written again")
 
     def _say(self, message: str) -> None:
         self._log.say(message)
@@ -459,6 +498,19 @@ def _names(plan: LaunchPlan) -> list[str]:
             name = f"{name}-{index + 1}"
         names.append(name)
     return names
+
+
+def _masked(value: Any, secrets: Sequence[str]) -> Any:
+    """``value`` (a JSON document) with every secret masked in every string of it."""
+    from enginekit.cli.output import masked_all
+
+    if isinstance(value, str):
+        return masked_all(value, secrets)
+    if isinstance(value, dict):
+        return {key: _masked(item, secrets) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_masked(item, secrets) for item in value]
+    return value
 
 
 def _signal_name(signum: int) -> str:
