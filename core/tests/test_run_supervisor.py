@@ -606,3 +606,28 @@ def test_the_health_poller_outlives_an_unexpected_error(monkeypatch: pytest.Monk
         assert poller.latest is not first  # still polling
     finally:
         poller.stop()
+
+
+class _SlowListingEngine:
+    """An engine whose device listing takes a minute: a stop must not wait for it."""
+
+    name = "slow"
+    policy = attrs.make_class("Policy", {"secret_env": attrs.field(default=frozenset())})()
+
+    def device_listing(self, _shard: object) -> Command:
+        return python("import time; print('listing', flush=True); time.sleep(60)", name="listing")
+
+    def parse_devices(self, _text: str) -> list[str]:
+        return ["GPU 0"]
+
+
+def test_a_stop_during_the_device_check_stops_the_listing_at_once(start: Callable[..., Started]) -> None:
+    plan = plan_of(python("print('must never start')"), gpu_indices=(0,))
+    run = start(plan, engine=_SlowListingEngine(), options=attrs.evolve(FAST, probe_timeout=60))
+    time.sleep(0.5)  # the listing is running
+    began = time.monotonic()
+    run.supervisor.stop()
+    assert run.result(timeout=10) == 128 + signal.SIGTERM
+    assert time.monotonic() - began < 3, "the listing was stopped, not waited for"
+    assert "must never start" not in run.text()
+    assert "cannot check the devices" not in run.text()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from enginekit.cli.process import CannotRun, run_program
@@ -38,7 +38,12 @@ def listing_of(plan: LaunchPlan, engine: Engine) -> list[str] | None:
 
 
 def check_devices(
-    plan: LaunchPlan, engine: Engine, environ: Mapping[str, str], *, timeout: float
+    plan: LaunchPlan,
+    engine: Engine,
+    environ: Mapping[str, str],
+    *,
+    timeout: float,
+    cancelled: Callable[[], bool] | None = None,
 ) -> DeviceCheck:
     """Run the engine's device listing as the shard's main process would see the machine.
 
@@ -46,7 +51,10 @@ def check_devices(
     engine's own variables, which can change what its build sees) with the listing's
     variables over it, never with a key.
 
-    :raises CannotRun: when the listing cannot run, fails, or prints what the engine cannot read.
+    :param cancelled: Asked a few times a second while the listing runs: true stops it
+        (a supervisor told to stop does not wait for a slow listing).
+    :raises CannotRun: when the listing cannot run, fails, is cancelled, or prints what the
+        engine cannot read.
     """
     spec = plan.shard
     if spec.on_cpu():
@@ -59,7 +67,7 @@ def check_devices(
     env = {k: v for k, v in listing.environ(main.environ(environ)).items() if k not in secret}
     argv = listing.argv()
     what = f"the device listing of engine {engine.name!r}"
-    finished = run_program(argv, env, timeout=timeout, what=what)
+    finished = run_program(argv, env, timeout=timeout, what=what, cancelled=cancelled)
     try:
         devices = engine.parse_devices(finished.stdout)
     except EnginekitError as exc:

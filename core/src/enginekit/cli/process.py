@@ -9,7 +9,7 @@ import shlex
 import signal
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import IO, NamedTuple
 
 from enginekit.errors import EnginekitError
@@ -33,19 +33,25 @@ class Finished(NamedTuple):
     stderr: str
 
 
-def run_program(argv: Sequence[str], env: Mapping[str, str], *, timeout: float, what: str) -> Finished:
-    """Run ``argv`` with exactly ``env`` and stdin closed; its output once it has exited 0.
+class StartFailed(EnginekitError):
+    """A program could not be started at all: ``why`` says so without naming the caller."""
 
-    No shell reads the arguments. The program runs in a session of its own, so that when
-    it overstays ``timeout`` it is stopped together with whatever it started.
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
 
-    :raises CannotRun: naming ``what`` and the command line, with the end of its stderr
-        when it ran and failed.
+
+def start_program(argv: Sequence[str], env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+    """Start ``argv`` with exactly ``env``, stdin closed, both outputs piped, in a session of its own.
+
+    No shell reads the arguments. Its own session: no terminal signals it, and its process
+    group (id = its pid) holds exactly what it starts, to be stopped as one.
+
+    :raises StartFailed: not found, not executable, or refused by the OS (``why`` says which).
     """
     argv = list(argv)
-    shown = printable(shlex.join(argv), 500)
     try:
-        process = subprocess.Popen(
+        return subprocess.Popen(
             argv,
             env=dict(env),
             stdin=subprocess.DEVNULL,
@@ -56,14 +62,38 @@ def run_program(argv: Sequence[str], env: Mapping[str, str], *, timeout: float, 
         )
     except FileNotFoundError:
         where = "" if "/" in argv[0] else " on PATH"
-        raise CannotRun(f"{what} cannot run: {printable(argv[0], 300)} not found{where}: {shown}") from None
+        raise StartFailed(f"{printable(argv[0], 300)} not found{where}") from None
     except PermissionError:
-        raise CannotRun(f"{what} cannot run: {printable(argv[0], 300)}: permission denied: {shown}") from None
+        raise StartFailed(f"{printable(argv[0], 300)}: permission denied") from None
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the inherited environment
-        raise CannotRun(f"{what} cannot run: {getattr(exc, 'strerror', None) or exc}: {shown}") from None
+        raise StartFailed(str(getattr(exc, "strerror", None) or exc)) from None
+
+
+def run_program(
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    *,
+    timeout: float,
+    what: str,
+    cancelled: Callable[[], bool] | None = None,
+) -> Finished:
+    """Run ``argv`` with exactly ``env`` and stdin closed; its output once it has exited 0.
+
+    When it overstays ``timeout``, or ``cancelled`` says so (a supervisor told to stop),
+    it is stopped together with whatever it started.
+
+    :raises CannotRun: naming ``what`` and the command line, with the end of its stderr
+        when it ran and failed.
+    """
+    argv = list(argv)
+    shown = printable(shlex.join(argv), 500)
+    try:
+        process = start_program(argv, env)
+    except StartFailed as exc:
+        raise CannotRun(f"{what} cannot run: {exc.why}: {shown}") from None
     ending: str | None = "interrupted"
     try:
-        stdout, stderr, ending = _collect(process, timeout)
+        stdout, stderr, ending = _collect(process, timeout, cancelled)
     finally:
         _finish(process, kill=ending is not None)
     if ending is not None:
@@ -73,7 +103,13 @@ def run_program(argv: Sequence[str], env: Mapping[str, str], *, timeout: float, 
     return Finished(stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace"))
 
 
-def _collect(process: subprocess.Popen[bytes], timeout: float) -> tuple[bytes, bytes, str | None]:
+#: How often a cancellable program's caller is asked whether to stop it, in seconds.
+CANCEL_CHECK = 0.1
+
+
+def _collect(
+    process: subprocess.Popen[bytes], timeout: float, cancelled: Callable[[], bool] | None
+) -> tuple[bytes, bytes, str | None]:
     """Read both pipes until the program closes them and exits; why it had to be stopped, if it did."""
     assert process.stdout is not None
     assert process.stderr is not None
@@ -87,6 +123,10 @@ def _collect(process: subprocess.Popen[bytes], timeout: float) -> tuple[bytes, b
             left = deadline - time.monotonic()
             if left <= 0:
                 return bytes(out), bytes(err), late
+            if cancelled is not None:
+                if cancelled():
+                    return bytes(out), bytes(err), "was cancelled"
+                left = min(left, CANCEL_CHECK)
             for key, _ in selector.select(left):
                 chunk = os.read(key.fd, 65536)
                 if not chunk:
@@ -98,13 +138,19 @@ def _collect(process: subprocess.Popen[bytes], timeout: float) -> tuple[bytes, b
                 else:
                     err += chunk
                     del err[:-STDERR_KEPT_BYTES]  # where a failing program says why: its end
-    try:
-        # Both pipes closed: it has exited, or is about to; a program that closed them and
-        # kept running is still held to the deadline.
-        process.wait(timeout=max(deadline - time.monotonic(), 0.001))
-    except subprocess.TimeoutExpired:
-        return bytes(out), bytes(err), late
-    return bytes(out), bytes(err), None
+    # Both pipes closed: it has exited, or is about to; a program that closed them and
+    # kept running is still held to the deadline (and to ``cancelled``).
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return bytes(out), bytes(err), late
+        if cancelled is not None and cancelled():
+            return bytes(out), bytes(err), "was cancelled"
+        try:
+            process.wait(timeout=left if cancelled is None else min(left, CANCEL_CHECK))
+        except subprocess.TimeoutExpired:
+            continue
+        return bytes(out), bytes(err), None
 
 
 def _finish(process: subprocess.Popen[bytes], *, kill: bool) -> None:

@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 
+from enginekit.cli.process import StartFailed, start_program
 from enginekit.errors import EnginekitError
 from enginekit.run.logs import LineSplitter, LogSink, pump, timestamp
 from enginekit.text import printable
@@ -38,28 +39,9 @@ class Child:
         try:
             # A session of its own: the runner's terminal never signals it, and its process
             # group (id = its pid) holds exactly what it starts, to be stopped as one.
-            self.process = subprocess.Popen(
-                list(argv),
-                env=dict(env),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                close_fds=True,
-                start_new_session=True,
-            )
-        except FileNotFoundError:
-            where = "" if "/" in argv[0] else " on PATH"
-            raise CannotStart(
-                f"{name}: cannot start: {printable(argv[0], 300)} not found{where}: {shown}"
-            ) from None
-        except PermissionError:
-            raise CannotStart(
-                f"{name}: cannot start: {printable(argv[0], 300)}: permission denied: {shown}"
-            ) from None
-        except (OSError, ValueError) as exc:  # ValueError: a NUL in the inherited environment
-            raise CannotStart(
-                f"{name}: cannot start: {getattr(exc, 'strerror', None) or exc}: {shown}"
-            ) from None
+            self.process = start_program(argv, env)
+        except StartFailed as exc:
+            raise CannotStart(f"{name}: cannot start: {exc.why}: {shown}") from None
         self.pid = self.pgid = self.process.pid
         self.started = timestamp()
         self.started_at = time.monotonic()

@@ -191,9 +191,16 @@ class Supervisor:
 
         try:
             found = check_devices(
-                self.plan, self._engine, self._inherited, timeout=self.options.probe_timeout
+                self.plan,
+                self._engine,
+                self._inherited,
+                timeout=self.options.probe_timeout,
+                cancelled=lambda: self._stop_signal is not None,
             )
         except EnginekitError as exc:  # the listing could not run, or the engine broke its contract
+            stopped = self._interrupted()
+            if stopped is not None:  # told to stop while the listing ran: it was stopped too
+                return stopped
             self._error(f"cannot check the devices: {exc}")
             return EXIT_UNUSABLE
         listing = printable(shlex.join(found.argv), 500)
