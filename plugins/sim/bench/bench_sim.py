@@ -365,7 +365,12 @@ def _rate_part(ports: dict[str, int], args: argparse.Namespace) -> dict[str, Any
         asyncio.run(_rate(port, request, args.connections, 0.5))  # warm-up
     for _ in range(args.rounds):
         for name, port in ports.items():
-            rate, errors = asyncio.run(_rate(port, request, args.connections, args.seconds))
+            gc.collect()
+            gc.disable()  # as for streams: the client's pauses are not the server's
+            try:
+                rate, errors = asyncio.run(_rate(port, request, args.connections, args.seconds))
+            finally:
+                gc.enable()
             assert errors == 0, f"{name}: {errors} failed requests"
             rates[name].append(rate)
     ratios = [s / b for b, s in zip(rates["bare"], rates["sim"], strict=True)]

@@ -245,9 +245,11 @@ class Api:
             async with aclosing(self.engine.run(job)) as run:
                 async for step in run:
                     finish = job.finish_reason if step == last else None
-                    await watch.write(
-                        b"".join(chunks.token(i, job.outputs[i][step], finish) for i in range(job.n))
-                    )
+                    if job.n == 1:  # most requests: one chunk, no generator to join
+                        data = chunks.token(0, job.outputs[0][step], finish)
+                    else:
+                        data = b"".join(chunks.token(i, job.outputs[i][step], finish) for i in range(job.n))
+                    await watch.write(data)
                     steps = step + 1
             if req.include_usage:
                 await watch.write(chunks.usage(steps))
@@ -296,7 +298,7 @@ class _WriteWatch:
 
     def _check(self) -> None:
         since = self.since
-        if since is not None and self.loop.time() - since >= self.timeout and self.task is not None:
+        if since is not None and time.monotonic() - since >= self.timeout and self.task is not None:
             self.stalled = True
             self.task.cancel()
             return
@@ -304,7 +306,7 @@ class _WriteWatch:
 
     async def write(self, data: bytes) -> None:
         """Write ``data``, timed by the watch."""
-        self.since = self.loop.time()
+        self.since = time.monotonic()  # the loop's clock, without looking the loop up
         await self.response.write(data)
         self.since = None
 
