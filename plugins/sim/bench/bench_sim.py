@@ -27,9 +27,12 @@ rounds, so drift on a shared machine hits both alike; every round's ratio is pri
    the server alone on one core (pinned by default where there are two or more; the
    client, a Python process, on another). A level is *held* when every stream gets
    every token and, over the rounds, the median p99 gap is within 10% of the
-   baseline's at the same level and at most 1.5x the ITL: the baseline shows what one
-   core and this client allow. The client leaves its garbage collector off while it
-   measures: the instrument's own pauses would read as late tokens.
+   baseline's at the same level and at most 1.5x the ITL, counting the gaps once every
+   stream has its first token (during the ramp each arriving request is parsed and
+   admitted between the others' tokens: that is the cost of a burst of arrivals, printed
+   too, not of holding the streams). The baseline shows what one core and this client
+   allow. The client leaves its garbage collector off while it measures: the
+   instrument's own pauses would read as late tokens.
 
 Everything runs on loopback with free ports; the servers are separate processes (the
 simulator from the plugin's rendered command) killed at the end. Figures are printed,
@@ -102,8 +105,8 @@ asyncio.run(main())
 PROMPT = "Summarise the benefits of a simulated inference engine for testing a router."
 SERVER_CPU, CLIENT_CPU = 0, 1
 #: A level of streams is held when every token arrives, and over the rounds the median of
-#: the p99 gap is within 10% of the bare server's at that level (what the simulator adds)
-#: and at most 1.5 ITL (pacing tokens at all: past that, the machine is the limit).
+#: the p99 gap once every stream has started is within 10% of the bare server's at that
+#: level (what the simulator adds) and at most 1.5 ITL (past that, the machine is the limit).
 HELD_VS_BARE, HELD_VS_ITL = 1.10, 1.5
 #: The cores this process may use, read before it pins itself to one of them.
 CPUS = sorted(os.sched_getaffinity(0))
@@ -294,16 +297,31 @@ async def _streams(port: int, count: int, tokens: int) -> list[list[float]]:
 
 
 def _gaps(streams: list[list[float]], tokens: int) -> dict[str, Any]:
-    """Gaps between consecutive token events of every stream, in milliseconds."""
+    """Gaps between consecutive token events of every stream, in milliseconds.
+
+    ``steady_*`` count only gaps that began once every stream had its first token: the
+    ramp, where each arriving request is parsed and admitted between other streams'
+    tokens, is the cost of a burst of arrivals, not of holding the streams.
+    """
     gaps = sorted((b - a) * 1000 for times in streams for a, b in itertools.pairwise(times))
+    started = max((times[0] for times in streams if times), default=0.0)
+    steady = sorted(
+        (b - a) * 1000 for times in streams for a, b in itertools.pairwise(times) if a >= started
+    ) or [0.0]
     complete = sum(len(times) == tokens for times in streams)
     return {
         "complete": complete,
         "streams": len(streams),
         "p50_ms": statistics.median(gaps),
-        "p99_ms": gaps[min(len(gaps) - 1, int(len(gaps) * 0.99))],
+        "p99_ms": _p99(gaps),
         "max_ms": gaps[-1],
+        "steady_p99_ms": _p99(steady),
+        "steady_max_ms": steady[-1],
     }
+
+
+def _p99(ordered: list[float]) -> float:
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
 
 
 def _spread(values: list[float]) -> str:
@@ -396,10 +414,11 @@ def _gap_part(ports: dict[str, int], args: argparse.Namespace, count: int, round
                 gc.enable()
             rows[name].append(_gaps(streams, args.tokens))
     ratios = [s["p99_ms"] / b["p99_ms"] for b, s in zip(rows["bare"], rows["sim"], strict=True)]
-    sim_p99 = statistics.median(s["p99_ms"] for s in rows["sim"])
+    steady = [s["steady_p99_ms"] / b["steady_p99_ms"] for b, s in zip(rows["bare"], rows["sim"], strict=True)]
+    sim_p99 = statistics.median(s["steady_p99_ms"] for s in rows["sim"])
     held = (
         all(s["complete"] == count for s in rows["sim"])
-        and statistics.median(ratios) <= HELD_VS_BARE
+        and statistics.median(steady) <= HELD_VS_BARE
         and sim_p99 <= HELD_VS_ITL * args.itl_ms
     )
     return {
@@ -407,6 +426,7 @@ def _gap_part(ports: dict[str, int], args: argparse.Namespace, count: int, round
         "rounds": rows,
         "p99_ratio": statistics.median(ratios),
         "ratios": ratios,
+        "steady_ratios": steady,
         "held": held,
     }
 
@@ -429,15 +449,15 @@ def _print(results: dict[str, Any], args: argparse.Namespace) -> None:
     _print_gaps(results["gaps"], itl)
     print(f"   p99 ratio sim/bare: {_spread(results['gaps']['ratios'])}  (target <= 1.10)")
     print(
-        f"3. capacity, {args.capacity_rounds} rounds; held = every token arrives, median p99 gap "
-        f"<= 1.10x bare's and <= {HELD_VS_ITL * itl:g} ms:"
+        f"3. capacity, {args.capacity_rounds} rounds; held = every token arrives, and once every stream "
+        f"has started, median p99 gap <= 1.10x bare's and <= {HELD_VS_ITL * itl:g} ms:"
     )
     for level in results["capacity"]:
         print(f"   {level['streams']} streams:")
         _print_gaps(level, itl)
-        print(
-            f"     p99 ratio sim/bare {_spread(level['ratios'])}: {'held' if level['held'] else 'not held'}"
-        )
+        print(f"     p99 ratio sim/bare, all gaps:            {_spread(level['ratios'])}")
+        print(f"     p99 ratio sim/bare, every stream started: {_spread(level['steady_ratios'])}")
+        print(f"     {'held' if level['held'] else 'not held'}")
 
 
 def _print_gaps(part: dict[str, Any], itl: float) -> None:
@@ -447,10 +467,15 @@ def _print_gaps(part: dict[str, Any], itl: float) -> None:
         p99 = [r["p99_ms"] for r in rounds]
         worst = max(r["max_ms"] for r in rounds)
         complete = min(r["complete"] for r in rounds)
+        steady = [r["steady_p99_ms"] for r in rounds]
         print(
             f"   {name:4s} gap p50 {statistics.median(p50):6.2f} ms  p99 {statistics.median(p99):6.2f} ms "
             f"({statistics.median(p99) / itl:.2f}x ITL, rounds {min(p99):.2f}-{max(p99):.2f})  "
             f"max {worst:7.2f} ms  complete streams {complete}/{rounds[0]['streams']}"
+        )
+        print(
+            f"        once every stream started: p99 {statistics.median(steady):6.2f} ms "
+            f"({statistics.median(steady) / itl:.2f}x ITL, rounds {min(steady):.2f}-{max(steady):.2f})"
         )
 
 
