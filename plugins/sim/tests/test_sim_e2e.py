@@ -267,7 +267,8 @@ def test_two_nodes_waits_for_all_workers_and_workers_die_with_the_leader(
     leader.kill(sig)
     assert worker.wait(3 * HEARTBEAT + EXIT_SLACK) == 1, "the worker exits by itself, with status 1"
     assert time.monotonic() - gone < 3 * HEARTBEAT + EXIT_SLACK
-    assert f"went away ({why})" in worker.output()
+    # A killed leader's connection may be reset rather than closed: "connection closed: reset".
+    assert f"went away ({why}" in worker.output()
     if sig == signal.SIGSTOP:
         assert leader.alive(), "a hung leader is still there: the worker did not wait for it to exit"
 

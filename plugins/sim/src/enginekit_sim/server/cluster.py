@@ -186,6 +186,10 @@ async def run_worker(settings: Settings, loaded: asyncio.Future[None]) -> int:
     loaded.add_done_callback(report)
     try:
         why = await _listen(reader, s.heartbeat_s, lambda: None)
+    except ConnectionResetError:
+        # A killed leader's kernel resets a connection with unread heartbeats in it,
+        # instead of closing it: the same departure.
+        why = "connection closed: reset"
     except (OSError, ValueError) as exc:
         why = f"connection failed: {exc}"
     finally:
