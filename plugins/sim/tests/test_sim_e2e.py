@@ -223,7 +223,10 @@ def test_two_nodes_leader_ready_only_with_its_worker_and_unhealthy_without(
     assert len(chunks) < 2000
     poll(url + "/health", lambda s: s == 503, timeout=5)
     _status, body = request(url + "/health")
-    assert json.loads(body) == {"status": "broken", "reason": "worker rank 1 left: connection closed"}
+    # Killed, the worker's connection may be reset rather than closed ("connection closed: reset").
+    broken = json.loads(body)
+    assert broken["status"] == "broken"
+    assert broken["reason"].startswith("worker rank 1 left: connection closed")
     assert completion(url, None, model="big")[0] == 503
     time.sleep(0.5)
     assert request(url + "/health")[0] == 503, "a group that lost a member stays unhealthy"

@@ -427,3 +427,20 @@ def test_a_waiter_that_gives_up_leaves_its_place_to_the_next() -> None:
 def test_tokenizer_splits_text_without_spaces_per_character() -> None:
     assert textgen.tokenize("héllo 你好!") == ["h", "é", "llo", "你", "好", "!"]
     assert textgen.token_ids(["\ud800"]) == [textgen.token_id("\ud800")], "lone surrogates do not crash"
+
+
+def test_a_peer_whose_connection_is_reset_has_gone_as_one_that_closed_it() -> None:
+    from enginekit_sim.server.cluster import _listen
+
+    async def gone(end: BaseException | None) -> str:
+        reader = asyncio.StreamReader()
+        if end is None:
+            reader.feed_eof()
+        else:
+            reader.set_exception(end)
+        return await _listen(reader, 1.0, lambda: None)
+
+    assert asyncio.run(gone(None)) == "connection closed"
+    assert (
+        asyncio.run(gone(ConnectionResetError(104, "Connection reset by peer"))) == "connection closed: reset"
+    )

@@ -131,6 +131,10 @@ async def _listen(reader: asyncio.StreamReader, heartbeat: float, on_ready: Call
             line = await asyncio.wait_for(reader.readline(), 3 * heartbeat)
         except asyncio.TimeoutError:
             return f"no heartbeat for {3 * heartbeat:g} s"
+        except ConnectionResetError:
+            # A killed peer's kernel resets a connection with unread heartbeats in it
+            # instead of closing it: the same departure.
+            return "connection closed: reset"
         if not line:
             return "connection closed"
         message = json.loads(line)
@@ -186,10 +190,6 @@ async def run_worker(settings: Settings, loaded: asyncio.Future[None]) -> int:
     loaded.add_done_callback(report)
     try:
         why = await _listen(reader, s.heartbeat_s, lambda: None)
-    except ConnectionResetError:
-        # A killed leader's kernel resets a connection with unread heartbeats in it,
-        # instead of closing it: the same departure.
-        why = "connection closed: reset"
     except (OSError, ValueError) as exc:
         why = f"connection failed: {exc}"
     finally:
