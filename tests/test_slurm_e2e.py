@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import secrets
@@ -14,10 +15,26 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.slurm_fixture import SlurmUnavailable, slurm_running
+
+def _fixture_module() -> Any:
+    """``tests/slurm_fixture.py``, loaded by its path: it is also a script CI runs, and under
+    pytest's importlib mode ``tests`` is no package older pytest versions import from."""
+    path = Path(__file__).with_name("slurm_fixture.py")
+    spec = importlib.util.spec_from_file_location("enginekit_slurm_fixture", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up while being made
+    spec.loader.exec_module(module)
+    return module
+
+
+_slurm = _fixture_module()
+SlurmUnavailable, slurm_running = _slurm.SlurmUnavailable, _slurm.slurm_running
 
 BIN = Path(sys.executable).parent
 #: How long the whole replica may take to answer, from sbatch: a two-task job starts in a
