@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable
 
 import pytest
-from enginekit import Command, EngineError, ShardSpec, SpecError, hookimpl
+from enginekit import Command, EngineError, LaunchPlan, Profile, ShardSpec, SpecError, hookimpl
 from enginekit.args import ArgSyntax, ParsedArgs
 from enginekit.builder import CommandBuilder
 from enginekit.envpolicy import EnvPolicy
@@ -360,3 +360,23 @@ def test_an_engine_without_a_policy_opens_nothing_and_declares_no_secret(make_sh
     ]
     [command] = engine.commands(make_shard("bare", profile_env={"NCCL_ALGO": "Ring"}))
     assert command.env["NCCL_ALGO"] == "Ring"
+
+
+def test_a_worker_waiting_for_an_ipv6_leader_is_shown_with_the_address_in_brackets() -> None:
+    shard = ShardSpec(
+        rank=1,
+        nnodes=2,
+        leader_addr="fd00::1",
+        leader_port=29600,
+        gpu_indices=(0,),
+        profile=Profile(name="p", engine="test", nodes=2),
+    )
+    plan = LaunchPlan(
+        engine="test",
+        shard=shard,
+        commands=(Command(path="worker", wait_for_leader_port=True),),
+        serves_http=False,
+        health_path="/health",
+        metrics_path="/metrics",
+    )
+    assert "  waits until [fd00::1]:29600 accepts connections" in plan.render_text()

@@ -226,7 +226,7 @@ def test_the_script_runs_one_task_per_node_with_the_rank_from_slurm() -> None:
         "#SBATCH --gpus-per-node=2",
         "#SBATCH --partition=gpu",
         "#SBATCH --time=1-00:00:00",
-        'exec srun --kill-on-bad-exit=1 --wait=60 --cpus-per-task="$SLURM_CPUS_ON_NODE" \\',
+        'exec srun --distribution=block --kill-on-bad-exit=1 --wait=60 --cpus-per-task="$SLURM_CPUS_ON_NODE" \\',
         '  enginekit run "$spec" --rank-from-env SLURM_PROCID --leader-addr-from-env SLURM_LAUNCH_NODE_IPADDR '
         "--api-key-from-env ENGINEKIT_API_KEY",
         ': "${ENGINEKIT_API_KEY:?is not set: the replica needs its API key}"',

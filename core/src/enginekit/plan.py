@@ -103,7 +103,8 @@ class LaunchPlan:
             )
             lines += ["", f"command {i}/{len(self.commands)}: {command.name or command.path} ({kind})"]
             if command.wait_for_leader_port:
-                lines.append(f"  waits until {shard.leader_addr}:{shard.leader_port} accepts connections")
+                leader = host_port(shard.leader_addr, shard.leader_port)
+                lines.append(f"  waits until {leader} accepts connections")
             lines.append(f"  argv: {shlex.join(command.argv())}")
             lines.append("  env (generated; merged over the inherited environment):")
             for key in sorted(command.env):

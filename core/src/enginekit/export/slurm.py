@@ -98,7 +98,16 @@ def script(exported: RankTemplate, options: SlurmOptions, *, key: bool) -> str:
             "  exit 1",
             "fi",
         ]
-    srun = ["exec", "srun", "--kill-on-bad-exit=1", f"--wait={WAIT_SECONDS}", f"--cpus-per-task={cpus}"]
+    # --distribution=block: task i on the allocation's node i, whatever SLURM_DISTRIBUTION the
+    # submitter's environment holds (the option wins over it), so rank 0 is on the first node.
+    srun = [
+        "exec",
+        "srun",
+        "--distribution=block",
+        "--kill-on-bad-exit=1",
+        f"--wait={WAIT_SECONDS}",
+        f"--cpus-per-task={cpus}",
+    ]
     argv = [_word(word) for word in run.argv(options.enginekit)]
     lines.append(" ".join(srun) + " \\")
     lines.append("  " + " ".join(argv))
