@@ -43,9 +43,11 @@ def wait_for_port(
     while True:
         if cancelled():
             return None
-        now = time.monotonic()
-        left = start + timeout - now
-        if port_open(host, port, timeout=max(min(CONNECT_TIMEOUT, left), 0.05)):
+        left = start + timeout - time.monotonic()
+        opened = _attempt(host, port, max(min(CONNECT_TIMEOUT, left), 0.05), start + timeout, cancelled)
+        if opened is None:
+            return None
+        if opened:
             return True
         now = time.monotonic()
         if now - start >= timeout:
@@ -56,6 +58,31 @@ def wait_for_port(
         pause_until = min(now + interval, start + timeout)
         while time.monotonic() < pause_until and not cancelled():
             time.sleep(min(TICK, max(pause_until - time.monotonic(), 0.0)))
+
+
+def _attempt(
+    host: str, port: int, connect_timeout: float, deadline: float, cancelled: Callable[[], bool]
+) -> bool | None:
+    """One connection attempt in a thread of its own; None when cancelled while it runs.
+
+    The connect is bounded, the name lookup before it is not: a resolver that hangs
+    would otherwise hold up the runner's signals and its leader timeout. Such a thread is
+    left to finish on its own (a daemon): it holds nothing but a socket being made.
+    """
+    found: list[bool] = []
+    thread = threading.Thread(
+        target=lambda: found.append(port_open(host, port, timeout=connect_timeout)),
+        name="enginekit-run-leader-connect",
+        daemon=True,
+    )
+    thread.start()
+    while thread.is_alive():
+        if cancelled():
+            return None
+        if time.monotonic() >= deadline:
+            return False
+        thread.join(TICK)
+    return bool(found and found[0])
 
 
 class PortWatch:
