@@ -95,11 +95,11 @@ def load_replica(
 
     :raises SpecError: listing every problem, each naming its field (``replica.nodes[1].hcas: …``).
     """
-    from enginekit.specio import _document  # the shard spec's reader: one way to read a document
+    from enginekit.specio import read_document  # the shard spec's reader: one way to read a document
 
     where = name or (str(source) if isinstance(source, os.PathLike) else "replica")
     try:
-        raw = _document(source, name or "replica")
+        raw = read_document(source, name or "replica")
         if folded_names(raw) & _SHARD_ONLY:
             raise SpecError(
                 [f"{where}: a shard spec (it has rank, nnodes or addresses at the top), not a replica spec"]

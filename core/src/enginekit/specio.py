@@ -99,7 +99,7 @@ def load_spec(
         (``spec.profile.tp: expected an integer, got str '8'``).
     """
     try:
-        raw = _document(source, name)
+        raw = read_document(source, name)
         where = name or (str(source) if isinstance(source, os.PathLike) else "spec")
         if looks_like_node_config(raw):
             raise SpecError([f"{where}: a node config, not a shard spec (it has no profile)"])
@@ -115,7 +115,13 @@ def load_spec(
     return LoadedSpec(spec, tuple(unknown))
 
 
-def _document(source: object, name: str) -> Mapping[str, Any]:
+def read_document(source: object, name: str) -> Mapping[str, Any]:
+    """A spec document from a path-like (a bounded TOML or JSON file), its text, or a mapping.
+
+    Shard specs and replica specs are read by this one reader.
+
+    :raises SpecError: naming ``name`` (``spec`` when empty) and what is wrong.
+    """
     if isinstance(source, Mapping):
         return source
     if isinstance(source, os.PathLike):

@@ -99,7 +99,7 @@ def run_program(
     if ending is not None:
         raise CannotRun(f"{what} {ending} and was stopped: {shown}{_tail(stderr)}")
     if process.returncode != 0:
-        raise CannotRun(f"{what} failed ({_status(process.returncode)}): {shown}{_tail(stderr)}")
+        raise CannotRun(f"{what} failed ({ended(process.returncode)}): {shown}{_tail(stderr)}")
     return Finished(stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace"))
 
 
@@ -166,7 +166,8 @@ def _finish(process: subprocess.Popen[bytes], *, kill: bool) -> None:
             pipe.close()
 
 
-def _status(code: int) -> str:
+def ended(code: int) -> str:
+    """How a program ended, from its ``returncode``: ``exit status 3``, ``killed by SIGKILL``."""
     if code >= 0:
         return f"exit status {code}"
     try:

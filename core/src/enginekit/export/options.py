@@ -12,11 +12,12 @@ import attrs
 from enginekit.contract import is_portable_name
 from enginekit.convert import structure
 from enginekit.errors import ProblemsError, SpecError
+from enginekit.run.options import STARTUP_TIMEOUT
 from enginekit.text import unsafe_text
 
-#: How long a leader may take to load its model before Kubernetes gives up on it: the
-#: largest models take tens of minutes from a network filesystem.
-DEFAULT_STARTUP_TIMEOUT = 1800.0
+#: How long a leader may take to load its model before Kubernetes gives up on it: what
+#: ``enginekit run`` itself allows by default, and for the same reason.
+DEFAULT_STARTUP_TIMEOUT = STARTUP_TIMEOUT
 #: The variable the API key travels in, into ``enginekit run --api-key-from-env``.
 DEFAULT_KEY_ENV = "ENGINEKIT_API_KEY"
 MAX_REPLICAS = 10_000

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import signal
+# 0, 1, 2 and 70 mean here what they mean for every subcommand: the main process exited
+# 0 (or the plan was printed), the spec breaks a rule, unusable input (a variable a
+# ``--…-from-env`` option names is missing, empty or wrong, or a program of the plan could
+# not start), a bug in enginekit.
+from enginekit.cli.exits import EXIT_BUG as EXIT_BUG
+from enginekit.cli.exits import EXIT_INVALID as EXIT_INVALID
+from enginekit.cli.exits import EXIT_OK as EXIT_OK
+from enginekit.cli.exits import EXIT_UNUSABLE as EXIT_UNUSABLE
+from enginekit.cli.process import ended
 
-#: The main process exited 0 on its own.
-EXIT_OK = 0
-#: The shard spec breaks a rule (every problem listed), as for ``enginekit render``.
-EXIT_INVALID = 1
-#: Unusable input (as for ``render``), a variable named by a ``--…-from-env`` option that
-#: is missing, empty or wrong, or a program of the plan that could not be started.
-EXIT_UNUSABLE = 2
 #: The device listing says the engine's build would run on the CPU while the shard was
 #: placed on GPUs: nothing was started.
 EXIT_CPU_FALLBACK = 81
@@ -23,8 +24,6 @@ EXIT_SIDECAR_EXITED = 84
 #: A worker that must be stopped when its leader goes was stopped: the leader's port
 #: stayed closed for the leader-gone grace.
 EXIT_LEADER_GONE = 85
-#: A bug in enginekit itself, as for every subcommand.
-EXIT_BUG = 70
 
 #: How a shell reports a process that died of signal N: 128 + N.
 SIGNAL_BASE = 128
@@ -36,11 +35,7 @@ def exit_status(returncode: int) -> int:
 
 
 def describe_end(returncode: int) -> str:
-    """A child's end in words: ``exit status 3``, ``killed by SIGKILL``."""
+    """A child's end in words: ``exit status 3``, ``killed by SIGKILL (status 137)``."""
     if returncode >= 0:
-        return f"exit status {returncode}"
-    try:
-        name = signal.Signals(-returncode).name
-    except ValueError:
-        name = f"signal {-returncode}"
-    return f"killed by {name} (status {exit_status(returncode)})"
+        return ended(returncode)
+    return f"{ended(returncode)} (status {exit_status(returncode)})"
