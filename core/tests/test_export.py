@@ -383,7 +383,7 @@ def test_a_replica_id_that_cannot_name_a_leaderworkerset_is_refused_not_exported
     assert problem.endswith(", or give --name")
     # --name is the way out, and the replica id stays what it was inside the spec.
     lws = manifest(exported, LWSOptions(image=IMAGE, name="r1"), health_path="/health", key=True)
-    assert [item["metadata"]["name"] for item in lws["items"]] == ["r1-spec", "r1", "r1"]
+    assert [item["metadata"]["name"] for item in lws["items"]] == ["r1-spec", "r1", "r1-http"]
 
 
 def test_an_unnamed_replica_needs_a_name_for_kubernetes() -> None:
@@ -568,3 +568,11 @@ def test_shellcheck_finds_nothing_in_the_script(options: dict[str, Any]) -> None
     text = _script(ONE_HOST if options.get("one_node") else REPLICA, **options)
     checked = subprocess.run(["shellcheck", "-"], input=text, capture_output=True, text=True, timeout=60)
     assert checked.returncode == 0, checked.stdout
+
+
+def test_the_leaders_service_leaves_the_set_s_own_name_to_the_lws_controller() -> None:
+    # The controller makes the headless Service NAME for the pods' DNS names, and none
+    # when a Service of that name exists: the workers would never resolve their leader.
+    items = _items(_lws())
+    assert items["LeaderWorkerSet"]["metadata"]["name"] == "r1"
+    assert items["Service"]["metadata"]["name"] == "r1-http"

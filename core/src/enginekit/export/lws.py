@@ -196,12 +196,20 @@ def _pod(
     return {"metadata": {"labels": {ROLE_LABEL: "leader" if leader else "worker"}}, "spec": pod}
 
 
+def service_name(name: str) -> str:
+    """The leaders' Service for the LeaderWorkerSet ``name``: never ``name`` itself, the controller's."""
+    return f"{name}-http"
+
+
 def _service(exported: RankTemplate, options: LWSOptions, name: str) -> dict[str, Any]:
     port = exported.template.http_port
     return {
         "apiVersion": "v1",
         "kind": "Service",
-        "metadata": _metadata(options, name),
+        # Not NAME: the LeaderWorkerSet controller makes the headless Service NAME that gives
+        # every pod its DNS name (the leader's LWS_LEADER_ADDRESS), and makes none when a
+        # Service of that name exists already: the workers would never find their leader.
+        "metadata": _metadata(options, service_name(name)),
         "spec": {
             "type": "ClusterIP",
             # Every group's leader, and only the leaders: they alone serve the API.
