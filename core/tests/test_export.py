@@ -21,6 +21,7 @@ from enginekit.export.options import (
     overridden,
     site_options,
 )
+from enginekit.export.runline import RunLine
 from enginekit.export.slurm import script
 from enginekit.export.template import RankTemplate, rank_template, readable_json
 from enginekit.replica import load_replica
@@ -576,3 +577,16 @@ def test_the_leaders_service_leaves_the_set_s_own_name_to_the_lws_controller() -
     items = _items(_lws())
     assert items["LeaderWorkerSet"]["metadata"]["name"] == "r1"
     assert items["Service"]["metadata"]["name"] == "r1-http"
+
+
+def test_an_export_never_writes_a_startup_timeout_enginekit_run_would_refuse() -> None:
+    # `enginekit run --startup-timeout` takes at most a day: a pod or job given more would
+    # fail at start, after it was scheduled (or waited in the queue).
+    check_lws(LWSOptions(image=IMAGE, startup_timeout=86400))
+    with pytest.raises(ExportError) as caught:
+        check_lws(LWSOptions(image=IMAGE, startup_timeout=172800))
+    assert caught.value.problems == (
+        "--startup-timeout: expected a positive number of seconds, at most 86400 (a day), got 172800",
+    )
+    line = RunLine(spec="/s.json", startup_timeout=123456.7)
+    assert line.argv("enginekit")[-2:] == ["--startup-timeout", "123456.7"], "written exactly"

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import attrs
+import pytest
 from enginekit.cli.parser import RUN_EPILOG, RUN_TIMINGS
 from enginekit.run import RunOptions, exits
 from enginekit.run.exits import describe_end, exit_status
@@ -69,3 +70,15 @@ def test_planning_never_imports_the_runner() -> None:
 def test_the_runner_s_subcommand_loads_it() -> None:
     code = "from enginekit.cli import main; main(['run', '/nonexistent.toml'], {})"
     assert {"enginekit.run", "enginekit.run.supervisor", "enginekit.cli.supervise"} <= loaded_by(code)
+
+
+def test_every_timeout_has_one_bound_wherever_it_is_set() -> None:
+    # The command line, the node config's [run] and an export's --startup-timeout: a value
+    # one accepts is one the others take, so no export writes what `run` refuses at start.
+    from enginekit.cli.parser import MAX_TIMEOUT
+    from enginekit.run.options import MAX_SECONDS, RunConfigError, options_from
+
+    assert MAX_TIMEOUT == MAX_SECONDS
+    assert options_from({"startup_timeout": MAX_SECONDS}, {}).startup_timeout == MAX_SECONDS
+    with pytest.raises(RunConfigError, match="at most 86400 \\(a day\\), got 172800"):
+        options_from({"startup_timeout": 172800}, {})

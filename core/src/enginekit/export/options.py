@@ -12,7 +12,7 @@ import attrs
 from enginekit.contract import is_portable_name
 from enginekit.convert import structure
 from enginekit.errors import ProblemsError, SpecError
-from enginekit.run.options import STARTUP_TIMEOUT
+from enginekit.run.options import MAX_SECONDS, STARTUP_TIMEOUT
 from enginekit.text import unsafe_text
 
 #: How long a leader may take to load its model before Kubernetes gives up on it: what
@@ -244,8 +244,10 @@ def _qualified(name: str) -> bool:
 
 
 def _seconds(flag: str, value: float, *, zero: bool) -> Iterator[str]:
-    if not math.isfinite(value) or value < 0 or (value == 0 and not zero) or value > 7 * 86400:
-        yield f"{flag}: expected a positive number of seconds, at most a week, got {value:g}"
+    # At most what `enginekit run --startup-timeout` takes: an export it would refuse at
+    # start would crash-loop its pods, or fail a job after it waited in the queue.
+    if not math.isfinite(value) or value < 0 or (value == 0 and not zero) or value > MAX_SECONDS:
+        yield f"{flag}: expected a positive number of seconds, at most {MAX_SECONDS:g} (a day), got {value:g}"
 
 
 def shown(text: str) -> str:

@@ -31,5 +31,5 @@ class RunLine:
             if variable:
                 argv += [flag, variable]
         if self.startup_timeout:
-            argv += ["--startup-timeout", f"{self.startup_timeout:g}"]
+            argv += ["--startup-timeout", f"{self.startup_timeout:.15g}"]  # exact, as the flag reads it
         return argv

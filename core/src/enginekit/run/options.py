@@ -22,10 +22,18 @@ LEADER_GONE_GRACE = 30.0
 PROBE_TIMEOUT = 60.0
 
 
+#: The longest wait or grace: the command line's bound on every timeout (a day), so one
+#: set in the node config or by an export is one the command line would take too.
+MAX_SECONDS = 86400.0
+
+
 def _is_seconds(value: object) -> bool:
-    """Whether ``value`` is a positive, finite number of seconds (a bool is not a number here)."""
+    """Whether ``value`` is a positive number of seconds, at most a day (a bool is not a number here)."""
     return (
-        not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value) and value > 0
+        not isinstance(value, bool)
+        and isinstance(value, int | float)
+        and math.isfinite(value)
+        and 0 < value <= MAX_SECONDS
     )
 
 
@@ -36,7 +44,9 @@ def _shown(value: object) -> str:
 
 def _positive(_instance: object, attribute: attrs.Attribute[float], value: float) -> None:
     if not _is_seconds(value):
-        raise ValueError(f"{attribute.name}: expected a positive number of seconds, got {_shown(value)}")
+        raise ValueError(
+            f"{attribute.name}: expected a positive number of seconds{_at_most(value)}, got {_shown(value)}"
+        )
 
 
 @attrs.frozen(kw_only=True)
@@ -88,7 +98,8 @@ def options_from(section: Mapping[str, Any], given: Mapping[str, Any], **rest: A
         if key not in CONFIGURABLE
     ]
     problems += [
-        f"node config [run] {key}: expected a positive number of seconds, got {_shown(section[key])}"
+        f"node config [run] {key}: expected a positive number of seconds{_at_most(section[key])}, "
+        f"got {_shown(section[key])}"
         for key in CONFIGURABLE
         if section.get(key) is not None and not _is_seconds(section[key])
     ]
@@ -96,3 +107,11 @@ def options_from(section: Mapping[str, Any], given: Mapping[str, Any], **rest: A
         raise RunConfigError("; ".join(problems))
     configured = {key: float(section[key]) for key in CONFIGURABLE if section.get(key) is not None}
     return RunOptions(**{**configured, **{k: v for k, v in given.items() if v is not None}}, **rest)
+
+
+def _at_most(value: object) -> str:
+    # The bound is named only where it is what the value broke: a word or a negative number
+    # is wrong for another reason, and its message stays as short as before.
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > MAX_SECONDS:
+        return ""
+    return f", at most {MAX_SECONDS:g} (a day)"
