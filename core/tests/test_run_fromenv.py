@@ -47,7 +47,8 @@ def test_each_field_is_taken_from_its_variable(make_shard: MakeShard) -> None:
     )
     resolved = resolve(spec, environ, names)
     assert (resolved.spec.rank, resolved.spec.leader_addr) == (1, "leader.lws.svc")
-    assert (resolved.spec.bind_addr, resolved.spec.api_key) == ("10.0.0.7", KEY)
+    # Rank 1 serves no API: its variable is checked and consumed, its engine gets no key.
+    assert (resolved.spec.bind_addr, resolved.spec.api_key) == ("10.0.0.7", "")
     assert resolved.consumed == {"K"}  # the key's variable only: the children never inherit it
 
 
@@ -125,3 +126,16 @@ def test_a_huge_value_is_refused_without_being_echoed_whole(make_shard: MakeShar
     (problem,) = problems(two_node(make_shard), {"LEADER": "x" * 100_000}, FromEnv(leader_addr="LEADER"))
     assert problem.startswith("leader_addr from $LEADER: expected a host name or IP address, got 'xxx")
     assert len(problem) < 400
+
+
+def test_a_worker_checks_and_consumes_the_key_variable_but_its_engine_never_gets_the_key(
+    make_shard: MakeShard,
+) -> None:
+    names = FromEnv(rank="IDX", api_key="K")
+    worker = resolve(two_node(make_shard), {"IDX": "1", "K": KEY}, names)
+    assert (worker.spec.rank, worker.spec.api_key, worker.consumed) == (1, "", {"K"})
+    leader = resolve(two_node(make_shard), {"IDX": "0", "K": KEY}, names)
+    assert (leader.spec.rank, leader.spec.api_key) == (0, KEY)
+    assert problems(two_node(make_shard), {"IDX": "1", "K": "short"}, names) == [
+        "api_key from $K: shorter than 16 characters, so guessable (the value is not shown)"
+    ]

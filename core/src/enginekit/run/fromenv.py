@@ -86,4 +86,8 @@ def resolve(spec: ShardSpec, environ: Mapping[str, str], names: FromEnv) -> Reso
     if problems:
         raise SpecError(problems)
     consumed = frozenset({sourced["api_key"]} if "api_key" in sourced else ())
+    if consumed and not resolved.is_leader():
+        # One command line serves every rank (an export's), but only the leader serves the
+        # API: a worker's engine never gets the key, as a replica's own expansion gives it none.
+        resolved = attrs.evolve(resolved, api_key="")
     return Resolved(resolved, consumed)
