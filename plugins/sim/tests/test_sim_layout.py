@@ -16,7 +16,7 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 #: What the render plugin may import of its own distribution: itself and the shared table.
 SHARED = {"enginekit_sim", "enginekit_sim.commandline", "enginekit_sim.faults", "enginekit_sim.limits"}
 #: Third-party modules only the server runs on.
-SERVER_ONLY = ("aiohttp", "zmq", "msgpack")
+SERVER_ONLY = ("httptools", "zmq", "msgpack")
 
 
 def _module_name(path: Path) -> str:

@@ -192,3 +192,14 @@ def test_the_servers_memory_limit_is_the_most_a_shard_spec_reserves() -> None:
         "--kv-bytes-per-token must be between 1 and 16777216 bytes, got 0"
     )
     assert settings_from(serve_args("--kv-cache-memory-bytes", str(MAX_KV_CACHE_BYTES)), {}).num_blocks
+
+
+def test_the_keep_alive_is_vllms_and_its_variable_is_read_as_whole_seconds() -> None:
+    assert settings_from(serve_args(), {}).keep_alive_s == 5
+    assert settings_from(serve_args(), {"VLLM_HTTP_TIMEOUT_KEEP_ALIVE": " 75 "}).keep_alive_s == 75
+    for bad in ("0", "1.5", "-1", "²", "9" * 5000, "3601"):
+        with pytest.raises(StartupError) as error:
+            settings_from(serve_args(), {"VLLM_HTTP_TIMEOUT_KEEP_ALIVE": bad})
+        message = str(error.value)
+        assert message.startswith("VLLM_HTTP_TIMEOUT_KEEP_ALIVE must be whole seconds in 1..3600, got ")
+        assert len(message) < 120  # a huge value is cut, not echoed

@@ -1,4 +1,4 @@
-"""The HTTP API on aiohttp: OpenAI endpoints, ``/health``, ``/metrics``, and vLLM's API-key guard."""
+"""The HTTP API: OpenAI endpoints, ``/health``, ``/metrics``, and vLLM's API-key guard."""
 
 from __future__ import annotations
 
@@ -6,20 +6,17 @@ import asyncio
 import hmac
 import json
 import time
-from collections.abc import Awaitable, Callable
 from contextlib import aclosing
-
-from aiohttp import web
 
 from enginekit_sim import __version__
 from enginekit_sim.server import openai
 from enginekit_sim.server.core import EngineCore
+from enginekit_sim.server.http import Handler, HttpServer, Outcome, Reply, Request, Stream
 from enginekit_sim.server.jobs import READY, EngineDead
 from enginekit_sim.server.settings import KVEvents
 
 #: vLLM's guarded prefixes: everything else (/health, /metrics, /version) stays open.
 GUARDED = ("/v1", "/v2", "/inference", "/cohere")
-Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
 
 
 def kv_event_sources(config: KVEvents | None, rank: int) -> dict[str, dict[str, object]]:
@@ -44,22 +41,34 @@ def kv_event_sources(config: KVEvents | None, rank: int) -> dict[str, dict[str, 
     }
 
 
-def _error(exc: openai.ApiError) -> web.Response:
-    return web.json_response(exc.body(), status=exc.status)
+def _json(value: object, status: int = 200) -> Reply:
+    return Reply(status, json.dumps(value).encode())
+
+
+def _error(exc: openai.ApiError) -> Reply:
+    return _json(exc.body(), exc.status)
+
+
+#: A stream's headers, as vLLM sends server-sent events.
+_STREAM_HEADERS = ((b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"))
+_METRICS_TYPE = b"text/plain; version=0.0.4; charset=utf-8"
 
 
 class Api:
-    """The handlers, bound to one engine, behind aiohttp's low-level server.
+    """The handlers, bound to one engine, behind the simulator's HTTP server.
 
-    Routing is one dictionary lookup: the router, sub-apps and middleware chain of
-    ``web.Application`` cost more per request than anything this API needs from them.
+    Routing is one dictionary lookup. A handler answers at once (a :class:`Reply`) when it
+    has nothing to wait for, or returns a coroutine the server runs as a task: most
+    requests to a zero-latency model never make one.
     """
 
     def __init__(self, engine: EngineCore) -> None:
         self.engine = engine
         self.created = int(time.time())
         self._ids = 0
-        self._expected = f"bearer {engine.settings.api_key}".encode() if engine.settings.api_key else b""
+        key = engine.settings.api_key
+        #: The key's bytes as a client sends them (UTF-8); empty when none is set.
+        self._key = key.encode() if key else b""
         self.routes: dict[tuple[str, str], Handler] = {
             ("GET", "/health"): self.health,
             # SageMaker's liveness check: vLLM answers it with its /health handler, both methods.
@@ -75,72 +84,78 @@ class Api:
             ("POST", "/reset_prefix_cache"): self.reset_prefix_cache,
         }
 
-    def server(self) -> web.Server:
-        """The aiohttp low-level server answering every request through :meth:`handle`.
+    def server(self) -> HttpServer:
+        """The HTTP server answering every request through :meth:`handle`.
 
         Handlers are cancelled when their client disconnects, so a request nobody waits for
         gives its slot back at once instead of running to its end.
         """
-        return web.Server(self.handle, access_log=None, handler_cancellation=True)
+        s = self.engine.settings
+        return HttpServer(
+            self.handle, max_body=s.max_body_bytes, refusal=self.refusal, keep_alive=s.keep_alive_s
+        )
 
-    async def handle(self, request: web.BaseRequest) -> web.StreamResponse:
+    @staticmethod
+    def refusal(status: int, reason: str) -> Reply:
+        """A request the HTTP layer refuses (too large, malformed), answered in the OpenAI shape."""
+        return _error(openai.ApiError(status, reason))
+
+    def handle(self, request: Request) -> Outcome:
         """Check the key where vLLM does, then dispatch; unknown paths get OpenAI-shaped errors."""
         method, path = request.method, request.path
-        if (
-            self._expected
-            and path.startswith(GUARDED)
-            and method != "OPTIONS"
-            and not self._authorized(request)
-        ):
+        if self._key and path.startswith(GUARDED) and method != "OPTIONS" and not self._authorized(request):
             message = "Unauthorized: send a valid API key as 'Authorization: Bearer <key>'"
             return _error(openai.ApiError(401, message))
         route = self.routes.get(("GET" if method == "HEAD" else method, path))
         if route is not None:
-            return await route(request)
+            return route(request)
         allowed = sorted({known_method for known_method, known in self.routes if known == path})
         if allowed:
             response = _error(openai.ApiError(405, f"method {method} is not allowed on {path}"))
-            response.headers["Allow"] = ", ".join(allowed)
+            response.headers = ((b"allow", ", ".join(allowed).encode()),)
             return response
         return _error(openai.ApiError(404, f"no route {path}"))
 
-    def _authorized(self, request: web.BaseRequest) -> bool:
-        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-        # The scheme is case-insensitive, the key is not; compare in constant time. Raw
-        # non-UTF-8 bytes in the header arrive as lone surrogates, which surrogatepass
-        # encodes (to bytes no key has) instead of failing the request with a 500.
-        given = f"{scheme.lower()} {token}".encode("utf-8", "surrogatepass")
-        return hmac.compare_digest(given, self._expected)
+    def _authorized(self, request: Request) -> bool:
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        # The scheme is case-insensitive, the key is not; compare in constant time. Header
+        # values are Latin-1 text holding the bytes as sent: back to those bytes, any byte
+        # a client sends is compared, none fails the request.
+        return scheme.lower() == "bearer" and hmac.compare_digest(token.encode("latin-1"), self._key)
 
-    async def health(self, request: web.BaseRequest) -> web.Response:
-        engine = self.engine
-        slow = engine.settings.fault("slow-health")
+    def health(self, request: Request) -> Outcome:
+        slow = self.engine.settings.fault("slow-health")
         if slow is not None:
-            await asyncio.sleep(slow.amount)
-        if engine.healthy():
-            return web.Response(status=200)
-        reason = engine.reason or ("injected flap-health" if engine.state == READY else engine.state)
-        return web.json_response({"status": engine.state, "reason": reason}, status=503)
+            return self._health_after(slow.amount)
+        return self._health()
 
-    async def load(self, request: web.BaseRequest) -> web.Response:
+    async def _health_after(self, delay: float) -> Reply:
+        await asyncio.sleep(delay)
+        return self._health()
+
+    def _health(self) -> Reply:
+        engine = self.engine
+        if engine.healthy():
+            return Reply(200)
+        reason = engine.reason or ("injected flap-health" if engine.state == READY else engine.state)
+        return _json({"status": engine.state, "reason": reason}, 503)
+
+    def load(self, request: Request) -> Reply:
         # vLLM counts in-flight requests here only with --enable-server-load-tracking, which
         # the sim does not take: without it vLLM answers 0 at any load.
-        return web.json_response({"server_load": 0})
+        return _json({"server_load": 0})
 
-    async def kv_event_sources(self, request: web.BaseRequest) -> web.Response:
+    def kv_event_sources(self, request: Request) -> Reply:
         publisher = self.engine.publisher
-        return web.json_response(
-            kv_event_sources(self.engine.settings.kv_events, publisher.rank if publisher else 0)
-        )
+        return _json(kv_event_sources(self.engine.settings.kv_events, publisher.rank if publisher else 0))
 
-    async def metrics(self, request: web.BaseRequest) -> web.Response:
-        body = self.engine.metrics.render().encode()
-        return web.Response(body=body, headers={"Content-Type": "text/plain; version=0.0.4; charset=utf-8"})
+    def metrics(self, request: Request) -> Reply:
+        return Reply(200, self.engine.metrics.render().encode(), _METRICS_TYPE)
 
-    async def version(self, request: web.BaseRequest) -> web.Response:
-        return web.json_response({"version": __version__, "engine": "enginekit-sim"})
+    def version(self, request: Request) -> Reply:
+        return _json({"version": __version__, "engine": "enginekit-sim"})
 
-    async def models(self, request: web.BaseRequest) -> web.Response:
+    def models(self, request: Request) -> Reply:
         s = self.engine.settings
         card = {"object": "model", "created": self.created, "owned_by": "enginekit-sim"}
         data = [
@@ -151,19 +166,19 @@ class Api:
             {"id": name, **card, "root": path, "parent": s.served_name, "max_model_len": None}
             for name, path in s.adapters.items()
         ]
-        return web.json_response({"object": "list", "data": data})
+        return _json({"object": "list", "data": data})
 
-    async def reset_prefix_cache(self, request: web.BaseRequest) -> web.Response:
+    def reset_prefix_cache(self, request: Request) -> Reply:
         # As vLLM 0.32: refused (false) while running requests hold blocks; callers retry.
-        return web.json_response({"success": self.engine.cache.clear()})
+        return _json({"success": self.engine.cache.clear()})
 
-    async def completions(self, request: web.BaseRequest) -> web.StreamResponse:
-        return await self._generate(request, chat=False)
+    def completions(self, request: Request) -> Outcome:
+        return self._generate(request, chat=False)
 
-    async def chat(self, request: web.BaseRequest) -> web.StreamResponse:
-        return await self._generate(request, chat=True)
+    def chat(self, request: Request) -> Outcome:
+        return self._generate(request, chat=True)
 
-    async def _generate(self, request: web.BaseRequest, *, chat: bool) -> web.StreamResponse:
+    def _generate(self, request: Request, *, chat: bool) -> Outcome:
         engine, s = self.engine, self.engine.settings
         if engine.state != READY:
             why = (
@@ -174,7 +189,8 @@ class Api:
             return _error(openai.ApiError(503, why))
         engine.count_request()
         try:
-            body = json.loads((await self._body(request)).decode("utf-8"))
+            # The body is whole and within --max-body-bytes: the HTTP layer counted it in.
+            body = json.loads(request.body.decode("utf-8"))
             req = openai.parse(
                 body,
                 chat=chat,
@@ -195,50 +211,29 @@ class Api:
         self._ids += 1
         rid = f"{'chatcmpl' if chat else 'cmpl'}-{self.created:x}{self._ids:08x}"
         created = int(time.time())
-        if not req.stream:
-            try:
-                await engine.complete(req.job)
-            except EngineDead as exc:
-                return _error(openai.ApiError(503, f"the engine is dead: {exc}"))
-            return web.Response(body=openai.response(req, rid, created), content_type="application/json")
-        return await self._stream(request, req, rid, created)
+        if req.stream:
+            return self._stream(request, req, rid, created)
+        try:
+            if engine.complete_now(req.job):
+                return Reply(200, openai.response(req, rid, created))
+        except EngineDead as exc:
+            return _error(openai.ApiError(503, f"the engine is dead: {exc}"))
+        return self._complete(req, rid, created)
 
-    async def _body(self, request: web.BaseRequest) -> bytes:
-        """The whole body, counted as it arrives: a chunked body declares no length to check first.
+    async def _complete(self, req: openai.Request, rid: str, created: int) -> Reply:
+        """A non-streaming request that waits: for a slot, or for its tokens to be due."""
+        try:
+            await self.engine.complete(req.job)
+        except EngineDead as exc:
+            return _error(openai.ApiError(503, f"the engine is dead: {exc}"))
+        return Reply(200, openai.response(req, rid, created))
 
-        :raises openai.ApiError: 413 once the body passes ``--max-body-bytes``.
-        """
-        limit = self.engine.settings.max_body_bytes
-        too_large = openai.ApiError(413, f"the request body is larger than {limit} bytes")
-        if (request.content_length or 0) > limit:
-            raise too_large
-        content = request.content
-        if content.is_eof():
-            # The whole body came with the head (every small request does): take it as it is.
-            body = content.read_nowait()
-            if len(body) > limit:
-                raise too_large
-            return body
-        chunks, size = [], 0
-        # Each readany() returns what has arrived (EOF is b""), so the loop ends with the body.
-        while chunk := await request.content.readany():
-            size += len(chunk)
-            if size > limit:
-                raise too_large
-            chunks.append(chunk)
-        return b"".join(chunks)
-
-    async def _stream(
-        self, request: web.BaseRequest, req: openai.Request, rid: str, created: int
-    ) -> web.StreamResponse:
+    async def _stream(self, request: Request, req: openai.Request, rid: str, created: int) -> None:
         job = req.job
-        response = web.StreamResponse(
-            headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
-        )
-        await response.prepare(request)
+        stream = request.stream(_STREAM_HEADERS)
         chunks = openai.Chunks(req, rid, created)
         last, steps = job.max_tokens - 1, 0
-        watch = _WriteWatch(response, self.engine.settings.stream_write_timeout_s)
+        watch = _WriteWatch(stream, self.engine.settings.stream_write_timeout_s)
         try:
             if req.chat:
                 await watch.write(b"".join(chunks.role(i) for i in range(job.n)))
@@ -254,12 +249,12 @@ class Api:
             if req.include_usage:
                 await watch.write(chunks.usage(steps))
             await watch.write(openai.DONE)
-            await response.write_eof()
+            stream.end()
         except EngineDead as exc:
             # As vLLM streams an error: an error event, then the end of the stream.
             error = openai.ApiError(503, f"the engine is dead: {exc}").body()
             await watch.write(b"data: " + json.dumps(error).encode() + b"\n\n" + openai.DONE)
-            await response.write_eof()
+            stream.end()
         except ConnectionError:
             # The client went away: the engine counted the request as aborted.
             pass
@@ -272,11 +267,9 @@ class Api:
             uncancel = getattr(asyncio.current_task(), "uncancel", None)
             if uncancel is not None:
                 uncancel()
-            if request.transport is not None:
-                request.transport.abort()
+            request.abort()
         finally:
             watch.close()
-        return response
 
 
 class _WriteWatch:
@@ -287,8 +280,8 @@ class _WriteWatch:
     progress, instead of a timer per write: writes are the hot path.
     """
 
-    def __init__(self, response: web.StreamResponse, timeout: float) -> None:
-        self.response, self.timeout = response, timeout
+    def __init__(self, stream: Stream, timeout: float) -> None:
+        self.stream, self.timeout = stream, timeout
         self.loop = asyncio.get_running_loop()
         self.task = asyncio.current_task()
         #: When the write in progress began; None between writes.
@@ -307,7 +300,7 @@ class _WriteWatch:
     async def write(self, data: bytes) -> None:
         """Write ``data``, timed by the watch."""
         self.since = time.monotonic()  # the loop's clock, without looking the loop up
-        await self.response.write(data)
+        await self.stream.write(data)
         self.since = None
 
     def close(self) -> None:

@@ -11,8 +11,6 @@ import signal
 import sys
 from typing import Any
 
-from aiohttp import web
-
 from enginekit_sim.commandline import API_KEY_ENV
 from enginekit_sim.server.api import Api
 from enginekit_sim.server.cluster import Leader, run_worker
@@ -136,17 +134,18 @@ async def _leader(settings: Settings, stop: asyncio.Future[int]) -> int:
         "adapters": ",".join(settings.adapters),
         "kv_events": settings.kv_events.endpoint if settings.kv_events is not None else "",
     }
-    runner = web.ServerRunner(Api(engine).server(), handle_signals=False)
-    await runner.setup()
+    server = Api(engine).server()
     try:
         if leader is not None:
             # The rendezvous listens first, as a real group's does, so workers can join
             # while the leader is still loading.
             await leader.start()
-        await web.TCPSite(runner, host=settings.host or None, port=settings.port).start()
+        await server.start(settings.host or None, settings.port)
     except OSError as exc:
         _say(f"error: cannot listen: {exc}")
-        await runner.cleanup()
+        await server.close()
+        if leader is not None:
+            await leader.close()
         return 1
     where = f"{settings.host or '*'}:{settings.port}"
     _say(
@@ -160,7 +159,7 @@ async def _leader(settings: Settings, stop: asyncio.Future[int]) -> int:
     _say("shutting down")
     if leader is not None:
         await leader.close()
-    await runner.cleanup()
+    await server.close()
     if publisher is not None:
         publisher.close()
     return code

@@ -41,6 +41,8 @@ class EngineCore:
         )
         self.metrics.kv_usage = self.cache.usage
         self._lora_ids = {name: i + 1 for i, name in enumerate(settings.adapters)}
+        #: A model that takes no time: every token is due the moment its request is admitted.
+        self._instant = settings.ttft_s == 0 and settings.itl_s == 0 and settings.prefill_s_per_token == 0
 
     def set_ready(self) -> None:
         """The model is loaded and every worker is in: serve, and start any crash timer."""
@@ -180,6 +182,25 @@ class EngineCore:
         whole = (prompt + run.steps) // size * size - prompt
         tail = job.outputs[0][:whole] if job.outputs and whole > 0 else []
         self.cache.release(run.admission, run.ids + textgen.piece_ids(tail) if tail else run.ids)
+
+    def complete_now(self, job: Job) -> bool:
+        """Run ``job`` to its end at once if the model takes no time and a slot is free.
+
+        What :meth:`complete` would do without ever waiting, with no coroutine to make:
+        False, having changed nothing, when the job must wait for a slot or its tokens.
+        """
+        if not self._instant:
+            return False
+        run = self._admit_now(job)
+        if run is None:
+            return False
+        try:
+            self._reached(run, 0)
+            if job.max_tokens > 1:
+                self._reached(run, job.max_tokens - 1)
+        finally:
+            self._finish(run)
+        return True
 
     async def complete(self, job: Job) -> None:
         """Run ``job`` to its end: only the first and last tokens need a timer, on the same schedule."""

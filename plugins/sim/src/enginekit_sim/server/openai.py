@@ -51,15 +51,28 @@ class Request:
     chat: bool
 
 
-def _get(body: Mapping[str, Any], key: str, kinds: tuple[type, ...], default: Any) -> Any:
-    value = body.get(key)
-    if value is None:
-        return default
-    # JSON gives exactly these types; an exact match also keeps a bool from passing as an int.
-    if type(value) not in kinds:
-        names = " or ".join(k.__name__ for k in kinds)
-        raise ApiError(400, f"'{key}' must be {names}, got {type(value).__name__}", key)
-    return value
+#: The typed fields of each request kind, and the JSON types each takes (an exact match:
+#: JSON gives exactly these, and it keeps a bool from passing as an int). ``null`` is
+#: the same as leaving a field out.
+_COMPLETION_FIELDS: dict[str, tuple[type, ...]] = {
+    "model": (str,),
+    "max_tokens": (int,),
+    "n": (int,),
+    "temperature": (int, float),
+    "stream": (bool,),
+    "stream_options": (dict,),
+    "seed": (int,),
+}
+_CHAT_FIELDS = {**_COMPLETION_FIELDS, "max_completion_tokens": (int,)}
+
+
+def _check_types(body: dict[str, Any], fields: dict[str, tuple[type, ...]]) -> None:
+    """Refuse the first typed field that has the wrong type; one pass over the keys present (C)."""
+    for key in body.keys() & fields.keys():
+        value, kinds = body[key], fields[key]
+        if value is not None and type(value) not in kinds:
+            names = " or ".join(k.__name__ for k in kinds)
+            raise ApiError(400, f"'{key}' must be {names}, got {type(value).__name__}", key)
 
 
 def _check_size(text: str, limit: int | None, param: str) -> None:
@@ -128,17 +141,23 @@ def parse(
     :raises ApiError: 400 for a malformed body or a prompt over ``max_prompt_bytes``, 404 for
         a model this server does not serve.
     """
-    if not isinstance(body, dict):
+    if type(body) is not dict:
         raise ApiError(400, "the request body must be a JSON object")
-    model = _get(body, "model", (str,), names[0])
-    if model not in names and model not in adapters:
+    _check_types(body, _CHAT_FIELDS if chat else _COMPLETION_FIELDS)
+    get = body.get
+    model = get("model")
+    if model is None:
+        model = names[0]
+    elif model not in names and model not in adapters:
         raise ApiError(404, f"The model `{model}` does not exist.", "model")
     prompt, tokens = _messages(body, max_prompt_bytes) if chat else _prompt(body, max_prompt_bytes)
-    limit = _get(body, "max_completion_tokens", (int,), None) if chat else None
-    max_tokens = _get(body, "max_tokens", (int,), None) if limit is None else limit
+    max_tokens = get("max_completion_tokens") if chat else None
+    if max_tokens is None:
+        max_tokens = get("max_tokens")
     requested = max_tokens is not None
-    max_tokens = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
-    if max_tokens < 1:
+    if max_tokens is None:
+        max_tokens = DEFAULT_MAX_TOKENS
+    elif max_tokens < 1:
         raise ApiError(400, f"max_tokens must be at least 1, got {max_tokens}", "max_tokens")
     if len(tokens) + max_tokens > max_len:
         raise ApiError(
@@ -148,25 +167,27 @@ def parse(
             f"completion). Please reduce the length of the messages or completion.",
             "max_tokens" if requested else "messages" if chat else "prompt",
         )
-    n = _get(body, "n", (int,), 1)
-    if not 1 <= n <= 128:
+    n = get("n")
+    if n is None:
+        n = 1
+    elif not 1 <= n <= 128:
         raise ApiError(400, f"n must be in 1..128, got {n}", "n")
-    temperature = _get(body, "temperature", (int, float), 1.0)
-    if not 0 <= temperature <= 2:
+    temperature = get("temperature")
+    if temperature is not None and not 0 <= temperature <= 2:
         raise ApiError(400, f"temperature must be in 0..2, got {temperature}", "temperature")
-    stream = _get(body, "stream", (bool,), False)
-    options = _get(body, "stream_options", (dict,), {})
+    stream = get("stream") is True
     job = Job(
         prompt=prompt,
         prompt_tokens=tokens,
         max_tokens=max_tokens,
         n=n,
-        seed=_get(body, "seed", (int,), None),
+        seed=get("seed"),
         greedy=temperature == 0,
         adapter=model if model in adapters else None,
         finish_reason="length" if requested else "stop",
     )
-    include_usage = bool(options.get("include_usage")) if stream else False
+    options = get("stream_options") if stream else None
+    include_usage = bool(options.get("include_usage")) if options else False
     return Request(job=job, model=model, stream=stream, include_usage=include_usage, chat=chat)
 
 

@@ -38,6 +38,22 @@ def visible_devices(environ: Mapping[str, str]) -> list[str]:
     return devices
 
 
+#: vLLM's idle keep-alive, in seconds, and the variable that changes it (read as vLLM does).
+DEFAULT_KEEP_ALIVE = 5
+KEEP_ALIVE_ENV = "VLLM_HTTP_TIMEOUT_KEEP_ALIVE"
+MAX_KEEP_ALIVE = 3600
+
+
+def _keep_alive(environ: Mapping[str, str], problems: list[str]) -> int:
+    text = environ.get(KEEP_ALIVE_ENV, "").strip()
+    if not text:
+        return DEFAULT_KEEP_ALIVE
+    if not (text.isascii() and text.isdigit() and len(text) <= 4) or not 1 <= int(text) <= MAX_KEEP_ALIVE:
+        problems.append(f"{KEEP_ALIVE_ENV} must be whole seconds in 1..{MAX_KEEP_ALIVE}, got {text[:40]!r}")
+        return DEFAULT_KEEP_ALIVE
+    return int(text)
+
+
 class StartupError(Exception):
     """A setting the engine refuses at start: it exits 1 with this message, as vLLM would."""
 
@@ -83,6 +99,8 @@ class Settings:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     max_prompt_bytes: int = DEFAULT_MAX_PROMPT_BYTES
     stream_write_timeout_s: float = DEFAULT_STREAM_WRITE_TIMEOUT
+    #: Seconds an idle keep-alive connection stays open (vLLM's VLLM_HTTP_TIMEOUT_KEEP_ALIVE).
+    keep_alive_s: float = DEFAULT_KEEP_ALIVE
     api_key: str = field(default="", repr=False)
     faults: tuple[Fault, ...] = ()
     #: How ``num_blocks`` was worked out from ``--kv-cache-memory-bytes``, said at start;
@@ -128,6 +146,7 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Setti
         problems.append("LoRA is not enabled. Use --enable-lora to enable LoRA.")
     kv_events = _kv_events(args.kv_events_config, args.kv_event_format, problems)
     num_blocks, kv_cache_note = kv_cache_blocks(args, problems)
+    keep_alive = _keep_alive(environ, problems)
     if problems:
         raise StartupError("; ".join(problems))
     faults = tuple(f for f in parse_faults(args.fault) if f.applies_to(args.node_rank))
@@ -159,6 +178,7 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Setti
         max_body_bytes=args.max_body_bytes,
         max_prompt_bytes=args.max_prompt_bytes,
         stream_write_timeout_s=args.stream_write_timeout,
+        keep_alive_s=keep_alive,
         devices=() if any(f.kind == "cpu-fallback" for f in faults) else devices,
         api_key=environ.get(API_KEY_ENV, ""),
         faults=faults,

@@ -1,0 +1,452 @@
+"""HTTP/1.1 for the simulator's API: llhttp's parser (httptools, as vLLM's uvicorn uses) on asyncio.
+
+A server this small serves what the API needs and no more: whole requests (the body
+read, and limited, before the handler runs), answers whole or streamed in chunks,
+keep-alive, pipelining, and a handler cancelled when its client goes. A handler that
+needs no waiting answers at once, inside ``data_received``: no task, no coroutine, which
+is what lets a zero-latency simulator keep up with a bare server.
+
+Limits, each answered with its status and the connection closed:
+
+* a request head (request line and headers) over :data:`MAX_HEAD_BYTES` or with more
+  than :data:`MAX_HEADERS` fields: 431;
+* a body over the server's ``max_body`` bytes, counted as it arrives (a chunked body
+  declares no length to check first): 413, before any of it is kept past the limit;
+* anything the parser refuses (a malformed request line, conflicting lengths, a bad
+  chunk): 400, as uvicorn answers it.
+
+A connection with nothing in progress that sends nothing for ``keep_alive`` seconds is
+closed (vLLM's default is 5 s, ``VLLM_HTTP_TIMEOUT_KEEP_ALIVE``); one whose answer is
+being written is watched by the writer (see ``api._WriteWatch``), not here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import email.utils
+import http
+import sys
+import time
+import traceback
+from collections.abc import Callable, Coroutine
+from typing import Any, NoReturn, TypeAlias
+from urllib.parse import unquote
+
+import httptools
+
+#: The request line and headers together, in bytes.
+MAX_HEAD_BYTES = 64 * 1024
+MAX_HEADERS = 128
+#: Requests a client may send ahead (pipelined) before the server stops reading it.
+MAX_PIPELINED = 16
+SERVER = b"enginekit-sim"
+_STATUS_LINES = {
+    status.value: f"HTTP/1.1 {status.value} {status.phrase}\r\n".encode() for status in http.HTTPStatus
+}
+
+
+class Reply:
+    """A whole answer: status, body, its content type and any other headers."""
+
+    __slots__ = ("body", "content_type", "headers", "status")
+
+    def __init__(
+        self,
+        status: int,
+        body: bytes = b"",
+        content_type: bytes = b"application/json",
+        headers: tuple[tuple[bytes, bytes], ...] = (),
+    ) -> None:
+        self.status, self.body, self.content_type, self.headers = status, body, content_type, headers
+
+
+#: What a handler returns: a reply now, or a coroutine the server runs as a task, ending in
+#: a reply or in None once it has streamed its answer itself (:meth:`Request.stream`).
+Outcome: TypeAlias = "Reply | Coroutine[Any, Any, Reply | None]"
+Handler: TypeAlias = Callable[["Request"], Outcome]
+#: Builds the answer to a request the server refuses itself (status, reason).
+Refusal: TypeAlias = Callable[[int, str], Reply]
+
+
+class Request:
+    """One whole request: method, decoded path, query, headers (lower-case names), body."""
+
+    __slots__ = ("_conn", "body", "headers", "keep_alive", "method", "path", "query", "streamed")
+
+    def __init__(
+        self,
+        conn: _Connection,
+        method: str,
+        path: str,
+        query: str,
+        headers: dict[str, str],
+        body: bytes,
+        keep_alive: bool,
+    ) -> None:
+        self._conn = conn
+        self.method, self.path, self.query = method, path, query
+        #: Values as Latin-1 text: every byte kept as it came, none refused.
+        self.headers = headers
+        self.body = body
+        self.keep_alive = keep_alive
+        #: The stream this request is answered with, once one is started.
+        self.streamed: Stream | None = None
+
+    def stream(self, headers: tuple[tuple[bytes, bytes], ...]) -> Stream:
+        """Start a 200 answer sent in pieces: chunked on HTTP/1.1, to the connection's end on 1.0."""
+        self.streamed = Stream(self._conn, headers, chunked=self._conn.http11)
+        return self.streamed
+
+    def abort(self) -> None:
+        """Drop the connection at once, whatever its buffers still hold."""
+        self._conn.abort()
+
+
+class Stream:
+    """An answer written a piece at a time; each write waits while the client is not reading."""
+
+    __slots__ = ("_chunked", "_conn", "ended")
+
+    def __init__(self, conn: _Connection, headers: tuple[tuple[bytes, bytes], ...], *, chunked: bool) -> None:
+        self._conn, self._chunked, self.ended = conn, chunked, False
+        framing = b"transfer-encoding: chunked\r\n" if chunked else b"connection: close\r\n"
+        conn.write(conn.head(200, headers) + framing + b"\r\n")
+
+    async def write(self, data: bytes) -> None:
+        """Send ``data``; return once the connection can take more.
+
+        :raises ConnectionResetError: the client has gone.
+        """
+        conn = self._conn
+        if conn.closed:
+            raise ConnectionResetError("the client closed the connection")
+        if not data:
+            return  # an empty chunk would end the answer
+        conn.write(b"%x\r\n%s\r\n" % (len(data), data) if self._chunked else data)
+        if conn.write_paused:
+            await conn.drain()
+
+    def end(self) -> None:
+        """Finish the answer."""
+        if not self.ended and not self._conn.closed:
+            self.ended = True
+            if self._chunked:
+                self._conn.write(b"0\r\n\r\n")
+
+
+class _Refused(Exception):
+    """Raised from a parser callback to stop parsing: the connection is answered and closed."""
+
+
+class _Connection(asyncio.Protocol):
+    """One client connection: parses requests, runs them one at a time, answers in order."""
+
+    def __init__(self, server: HttpServer) -> None:
+        self.server = server
+        self.transport: asyncio.Transport | None = None
+        self.parser = httptools.HttpRequestParser(self)
+        self.closed = False
+        self.http11 = True
+        self.write_paused = False
+        self.last_active = time.monotonic()
+        #: Requests parsed and not yet answered, in order; a Reply is an answer the
+        #: server made itself (a refusal), after which the connection closes.
+        self._queue: collections.deque[Request | Reply] = collections.deque()
+        self._task: asyncio.Task[None] | None = None
+        self._drain: asyncio.Future[None] | None = None
+        self._reading_paused = False
+        self._begun_count = 0
+        self._reset_message()
+
+    # -- the parser's callbacks --------------------------------------------------------
+
+    def _reset_message(self) -> None:
+        self._url = b""
+        self._headers: dict[str, str] = {}
+        self._body: list[bytes] = []
+        self._body_size = 0
+        #: Head bytes the callbacks were given, and whole pieces of input that were all
+        #: head: the parser holds a field until it ends, so that second count is what
+        #: bounds a field that never does. Both undercount, so neither refuses early.
+        self._head_size = 0
+        self._head_pieces = 0
+        self._in_head = True
+        self._begun = False
+
+    def on_message_begin(self) -> None:
+        self._begun = True
+        self._begun_count += 1
+
+    def on_url(self, url: bytes) -> None:
+        self._url += url
+        self._head_size += len(url)
+        if self._head_size > MAX_HEAD_BYTES:
+            self._refuse(431, f"the request head is larger than {MAX_HEAD_BYTES} bytes")
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._head_size += len(name) + len(value)
+        headers = self._headers
+        if self._head_size > MAX_HEAD_BYTES or len(headers) >= MAX_HEADERS:
+            self._refuse(431, f"the request head is over {MAX_HEAD_BYTES} bytes or {MAX_HEADERS} fields")
+        key = name.decode("latin-1").lower()
+        if key not in headers:  # the first of repeated fields counts, as Starlette reads them
+            headers[key] = value.decode("latin-1")
+
+    def on_headers_complete(self) -> None:
+        self._in_head = False
+        length = self._headers.get("content-length")
+        limit = self.server.max_body
+        if length is not None and length.isdigit() and int(length) > limit:
+            self._refuse(413, f"the request body is larger than {limit} bytes")
+        expects = self._headers.get("expect", "").lower() == "100-continue"
+        if expects and not self._queue and self._task is None:
+            # The client waits for this before sending its body (curl: up to a second).
+            self.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+
+    def on_body(self, body: bytes) -> None:
+        self._body_size += len(body)
+        if self._body_size > self.server.max_body:
+            self._refuse(413, f"the request body is larger than {self.server.max_body} bytes")
+        self._body.append(body)
+
+    def on_message_complete(self) -> None:
+        parser, url = self.parser, self._url
+        self.http11 = parser.get_http_version() == "1.1"
+        if url[:1] == b"/" and b"%" not in url and b"?" not in url and b"#" not in url:
+            path, query = url.decode("latin-1"), ""  # most requests: nothing to decode
+        else:
+            try:
+                parsed = httptools.parse_url(url)
+            except httptools.HttpParserInvalidURLError:
+                self._refuse(400, "the request target is not a valid URL")
+            path = unquote((parsed.path or b"/").decode("latin-1"))
+            query = (parsed.query or b"").decode("latin-1")
+        body = self._body
+        request = Request(
+            self,
+            parser.get_method().decode("latin-1"),
+            path,
+            query,
+            self._headers,
+            body[0] if len(body) == 1 else b"".join(body),
+            parser.should_keep_alive(),
+        )
+        self._reset_message()
+        self._queue.append(request)
+
+    def _refuse(self, status: int, reason: str) -> NoReturn:
+        self._queue.append(self.server.refusal(status, reason))
+        raise _Refused(reason)
+
+    # -- asyncio's callbacks -----------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        self.server.connections.add(self)
+
+    def data_received(self, data: bytes) -> None:
+        queue = self._queue
+        if self.closed or (queue and type(queue[-1]) is Reply):
+            return  # refused: nothing after the refusal is read
+        self.last_active = self.server.now
+        # A piece that arrives, and leaves, in the middle of one message's head is all head.
+        head_of = self._begun_count if self._in_head and self._begun else -1
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            # No protocol switch is served: the request that asked is answered, then the
+            # connection closes (its bytes after the head belong to the other protocol).
+            queue.append(self.server.refusal(0, ""))
+        except httptools.HttpParserError as exc:
+            if not isinstance(exc.__context__, _Refused):
+                queue.append(self.server.refusal(400, "Invalid HTTP request received."))
+        else:
+            if self._in_head and self._begun and self._begun_count == head_of:
+                self._head_pieces += len(data)
+                if self._head_pieces > MAX_HEAD_BYTES:
+                    reason = f"the request head is larger than {MAX_HEAD_BYTES} bytes"
+                    queue.append(self.server.refusal(431, reason))
+        if len(queue) > MAX_PIPELINED and not self._reading_paused:
+            self.transport.pause_reading()  # type: ignore[union-attr]
+            self._reading_paused = True
+        if self._task is None:
+            self._next()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self.server.connections.discard(self)
+        self._queue.clear()
+        if self._task is not None:
+            self._task.cancel()  # the handler stops: its client is gone
+        self._wake(ConnectionResetError("the client closed the connection"))
+
+    def pause_writing(self) -> None:
+        self.write_paused = True
+
+    def resume_writing(self) -> None:
+        self.write_paused = False
+        self._wake(None)
+        if self._task is None:
+            self._next()
+
+    # -- answering -----------------------------------------------------------------------
+
+    def _next(self) -> None:
+        """Answer what is queued, in order, until a handler must wait or the client stops reading."""
+        queue, handler = self._queue, self.server.handler
+        while queue and not self.closed and not self.write_paused:
+            item = queue.popleft()
+            if type(item) is Reply:
+                if item.status:
+                    self.send(item, keep_alive=False)
+                else:
+                    self.close()
+                return
+            assert type(item) is Request
+            self.last_active = self.server.now
+            try:
+                outcome = handler(item)
+            except Exception:  # one request's bug answers 500; the server goes on
+                self._internal_error(item)
+                return
+            if type(outcome) is Reply:
+                self.send(outcome, keep_alive=item.keep_alive, head_only=item.method == "HEAD")
+                continue
+            self._task = asyncio.get_running_loop().create_task(self._run(item, outcome))  # type: ignore[arg-type]
+            return
+        if self._reading_paused and len(queue) <= MAX_PIPELINED // 4 and not self.closed:
+            self._reading_paused = False
+            self.transport.resume_reading()  # type: ignore[union-attr]
+
+    async def _run(self, request: Request, outcome: Coroutine[Any, Any, Reply | None]) -> None:
+        try:
+            reply = await outcome
+        except asyncio.CancelledError:
+            return  # the client went (or the server is stopping): nobody to answer
+        except Exception:
+            self._task = None
+            self._internal_error(request)
+            return
+        self._task = None
+        stream = request.streamed
+        if reply is not None:
+            self.send(reply, keep_alive=request.keep_alive)
+        elif stream is None or not stream.ended or not stream._chunked or not request.keep_alive:
+            self.close()  # a stream cut short, or one whose end only closing can mark
+        if not self.closed:
+            self._next()
+
+    def _internal_error(self, request: Request) -> None:
+        print(
+            f"enginekit-sim: error answering {request.method} {request.path}:\n{traceback.format_exc()}",
+            file=sys.stderr,
+            flush=True,
+        )
+        self.send(self.server.refusal(500, "Internal Server Error"), keep_alive=False)
+
+    def head(self, status: int, headers: tuple[tuple[bytes, bytes], ...]) -> bytes:
+        """The status line and the common headers, then ``headers``; the blank line is the caller's."""
+        line = _STATUS_LINES.get(status) or b"HTTP/1.1 %d Unknown\r\n" % status
+        extra = b"".join(b"%s: %s\r\n" % pair for pair in headers) if headers else b""
+        return b"%sdate: %s\r\nserver: %s\r\n%s" % (line, self.server.date, SERVER, extra)
+
+    def send(self, reply: Reply, *, keep_alive: bool, head_only: bool = False) -> None:
+        """Write a whole answer; close after it unless the connection stays open."""
+        body = reply.body
+        typed = b"content-type: %s\r\n" % reply.content_type if body else b""
+        closing = b"" if keep_alive else b"connection: close\r\n"
+        self.write(
+            b"%s%scontent-length: %d\r\n%s\r\n%s"
+            % (self.head(reply.status, reply.headers), typed, len(body), closing, b"" if head_only else body)
+        )
+        if not keep_alive:
+            self.close()
+
+    def write(self, data: bytes) -> None:
+        if not self.closed:
+            self.transport.write(data)  # type: ignore[union-attr]
+
+    async def drain(self) -> None:
+        """Wait until the client reads enough for writing to resume."""
+        if self._drain is None:
+            self._drain = asyncio.get_running_loop().create_future()
+        await self._drain
+
+    def _wake(self, error: Exception | None) -> None:
+        waiter, self._drain = self._drain, None
+        if waiter is not None and not waiter.done():
+            if error is None:
+                waiter.set_result(None)
+            else:
+                waiter.set_exception(error)
+
+    def close(self) -> None:
+        """Close once what was written is sent."""
+        if not self.closed:
+            self.closed = True
+            self.transport.close()  # type: ignore[union-attr]
+
+    def abort(self) -> None:
+        """Close at once, dropping what was written and not sent."""
+        self.closed = True
+        if self.transport is not None:
+            self.transport.abort()
+
+    def idle(self) -> bool:
+        """Nothing in progress: no request waiting, running or being written."""
+        return self._task is None and not self._queue and not self.write_paused
+
+
+class HttpServer:
+    """Serves ``handler`` over HTTP/1.1 on a TCP port."""
+
+    def __init__(self, handler: Handler, *, max_body: int, refusal: Refusal, keep_alive: float) -> None:
+        self.handler, self.max_body, self.keep_alive = handler, max_body, keep_alive
+        self._refusal = refusal
+        self.connections: set[_Connection] = set()
+        self.now = time.monotonic()
+        self.date = b""
+        self._server: asyncio.Server | None = None
+        self._ticker: asyncio.TimerHandle | None = None
+
+    def refusal(self, status: int, reason: str) -> Reply:
+        """The answer to a request refused before its handler (status 0: close, answering nothing)."""
+        return Reply(0) if status == 0 else self._refusal(status, reason)
+
+    async def start(self, host: str | None, port: int) -> None:
+        """Listen (every interface when ``host`` is None).
+
+        :raises OSError: the port cannot be listened on.
+        """
+        loop = asyncio.get_running_loop()
+        self._tick()
+        self._server = await loop.create_server(
+            lambda: _Connection(self), host, port, reuse_address=True, backlog=2048
+        )
+
+    @property
+    def port(self) -> int:
+        """The port listened on (the one the system chose, when started on 0)."""
+        assert self._server is not None, "not started"
+        return int(self._server.sockets[0].getsockname()[1])
+
+    def _tick(self) -> None:
+        """Once a second: the Date header's value, and idle connections closed."""
+        now = self.now = time.monotonic()
+        self.date = email.utils.formatdate(usegmt=True).encode()
+        for conn in [c for c in self.connections if c.idle() and now - c.last_active >= self.keep_alive]:
+            conn.close()
+        self._ticker = asyncio.get_running_loop().call_later(1.0, self._tick)
+
+    async def close(self) -> None:
+        """Stop listening and drop every connection; running handlers are cancelled."""
+        if self._ticker is not None:
+            self._ticker.cancel()
+        if self._server is not None:
+            self._server.close()
+        for conn in list(self.connections):
+            conn.abort()
+        if self._server is not None:
+            await self._server.wait_closed()
