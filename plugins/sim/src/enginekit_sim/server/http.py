@@ -41,6 +41,7 @@ MAX_HEADERS = 128
 #: Requests a client may send ahead (pipelined) before the server stops reading it.
 MAX_PIPELINED = 16
 SERVER = b"enginekit-sim"
+JSON = b"application/json"
 _STATUS_LINES = {
     status.value: f"HTTP/1.1 {status.value} {status.phrase}\r\n".encode() for status in http.HTTPStatus
 }
@@ -55,7 +56,7 @@ class Reply:
         self,
         status: int,
         body: bytes = b"",
-        content_type: bytes = b"application/json",
+        content_type: bytes = JSON,
         headers: tuple[tuple[bytes, bytes], ...] = (),
     ) -> None:
         self.status, self.body, self.content_type, self.headers = status, body, content_type, headers
@@ -355,6 +356,11 @@ class _Connection(asyncio.Protocol):
     def send(self, reply: Reply, *, keep_alive: bool, head_only: bool = False) -> None:
         """Write a whole answer; close after it unless the connection stays open."""
         body = reply.body
+        plain = reply.status == 200 and reply.content_type is JSON and not reply.headers
+        if plain and keep_alive and body and not head_only:
+            # Most answers: one format of a head made once a second (for its date).
+            self.write(self.server.json_ok % (len(body), body))
+            return
         typed = b"content-type: %s\r\n" % reply.content_type if body else b""
         closing = b"" if keep_alive else b"connection: close\r\n"
         self.write(
@@ -408,6 +414,8 @@ class HttpServer:
         self.connections: set[_Connection] = set()
         self.now = time.monotonic()
         self.date = b""
+        #: The head of a keep-alive 200 JSON answer, to format with the length and body.
+        self.json_ok = b""
         self._server: asyncio.Server | None = None
         self._ticker: asyncio.TimerHandle | None = None
 
@@ -436,6 +444,11 @@ class HttpServer:
         """Once a second: the Date header's value, and idle connections closed."""
         now = self.now = time.monotonic()
         self.date = email.utils.formatdate(usegmt=True).encode()
+        self.json_ok = (
+            _STATUS_LINES[200]
+            + b"date: %s\r\nserver: %s\r\ncontent-type: %s\r\n" % (self.date, SERVER, JSON)
+            + b"content-length: %d\r\n\r\n%s"
+        )
         for conn in [c for c in self.connections if c.idle() and now - c.last_active >= self.keep_alive]:
             conn.close()
         self._ticker = asyncio.get_running_loop().call_later(1.0, self._tick)

@@ -79,9 +79,12 @@ def _check_size(text: str, limit: int | None, param: str) -> None:
     """Refuse text over ``limit`` UTF-8 bytes before tokenizing it on the event loop."""
     if limit is None:
         return
-    # A character is at least one byte: the encoded size is only needed (and its copy
-    # only made) when the length in characters is under the limit.
-    if len(text) > limit or len(text.encode("utf-8", "surrogatepass")) > limit:
+    # A character is one to four bytes: the encoded size is only needed (and its copy
+    # only made) when the length in characters leaves the answer open.
+    chars = len(text)
+    if chars * 4 <= limit:
+        return
+    if chars > limit or len(text.encode("utf-8", "surrogatepass")) > limit:
         raise ApiError(
             400, f"the {param} is larger than {limit} bytes (the server's --max-prompt-bytes)", param
         )
@@ -207,17 +210,25 @@ def response(request: Request, rid: str, created: int) -> bytes:
             f'"logprobs": null, "finish_reason": {finish}}}'
             for i, out in enumerate(job.outputs)
         )
+        kind = '"chat.completion"'
+    elif job.n == 1:  # most requests: one choice, no generator to join
+        choices = (
+            f'{{"index": 0, "text": {quote("".join(job.outputs[0]))}, "logprobs": null, '
+            f'"finish_reason": {finish}}}'
+        )
+        kind = '"text_completion"'
     else:
         choices = ", ".join(
             f'{{"index": {i}, "text": {quote("".join(out))}, "logprobs": null, "finish_reason": {finish}}}'
             for i, out in enumerate(job.outputs)
         )
-    kind = '"chat.completion"' if request.chat else '"text_completion"'
-    counts = usage(job, job.max_tokens)
+        kind = '"text_completion"'
+    prompt = len(job.prompt_tokens)
+    completion = job.max_tokens * job.n
     return (
         f'{{"id": {quote(rid)}, "object": {kind}, "created": {created}, "model": {quote(request.model)}, '
-        f'"choices": [{choices}], "usage": {{"prompt_tokens": {counts["prompt_tokens"]}, '
-        f'"completion_tokens": {counts["completion_tokens"]}, "total_tokens": {counts["total_tokens"]}}}}}'
+        f'"choices": [{choices}], "usage": {{"prompt_tokens": {prompt}, '
+        f'"completion_tokens": {completion}, "total_tokens": {prompt + completion}}}}}'
     ).encode()
 
 
