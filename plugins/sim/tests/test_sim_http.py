@@ -33,6 +33,8 @@ class App:
     def __call__(self, request: Request) -> Outcome:
         if request.path == "/slow":
             return self.slow(request)
+        if request.path == "/later":
+            return self.later(request)
         if request.path == "/forever":
             return self.forever()
         if request.path == "/stream":
@@ -53,6 +55,10 @@ class App:
     async def slow(self, request: Request) -> Reply:
         await asyncio.sleep(0.05)
         return Reply(200, b"slow " + request.body)
+
+    async def later(self, request: Request) -> Reply:
+        await asyncio.sleep(0)
+        return Reply(200, request.body)
 
     async def forever(self) -> Reply:
         self.started.set()
@@ -131,6 +137,29 @@ def test_pipelined_requests_are_answered_in_order_whatever_each_waits_for() -> N
         assert replies[0][2] == b"slow one"
         assert json.loads(replies[1][2])["body"] == "two"
         assert replies[2][1]["connection"] == "close"
+
+    serve(scenario)
+
+
+def test_many_pipelined_requests_to_a_waiting_handler_are_all_answered_in_order() -> None:
+    async def scenario(server: HttpServer, app: App) -> None:
+        count = 300
+        data = b"".join(get("/later", body=b"%d" % i) for i in range(count))
+        replies = answers(await exchange(server.port, data + get("/echo", "Connection: close\r\n")))
+        assert [body for _, _, body in replies[:count]] == [b"%d" % i for i in range(count)]
+        assert len(replies) == count + 1
+
+    serve(scenario)
+
+
+def test_head_of_an_answer_that_waited_has_no_body_either() -> None:
+    async def scenario(server: HttpServer, app: App) -> None:
+        data = b"HEAD /slow HTTP/1.1\r\nHost: x\r\n\r\n" + get("/echo", "Connection: close\r\n")
+        raw = await exchange(server.port, data)
+        head, _, rest = raw.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200 OK")
+        assert head.endswith(b"\r\ncontent-length: 5")  # b"slow " and no body
+        assert rest.startswith(b"HTTP/1.1 200 OK")  # the next answer, not the first one's body
 
     serve(scenario)
 

@@ -38,8 +38,6 @@ import httptools
 #: The request line and headers together, in bytes.
 MAX_HEAD_BYTES = 64 * 1024
 MAX_HEADERS = 128
-#: Requests a client may send ahead (pipelined) before the server stops reading it.
-MAX_PIPELINED = 16
 SERVER = b"enginekit-sim"
 JSON = b"application/json"
 _STATUS_LINES = {
@@ -269,11 +267,13 @@ class _Connection(asyncio.Protocol):
                 if self._head_pieces > MAX_HEAD_BYTES:
                     reason = f"the request head is larger than {MAX_HEAD_BYTES} bytes"
                     queue.append(self.server.refusal(431, reason))
-        if len(queue) > MAX_PIPELINED and not self._reading_paused:
-            self.transport.pause_reading()  # type: ignore[union-attr]
-            self._reading_paused = True
         if self._task is None:
             self._next()
+        if queue and not self._reading_paused and not self.closed:
+            # A request waits behind one in progress: read no more until it is answered, so
+            # what a pipelining client sends ahead is held one read's worth at most.
+            self.transport.pause_reading()  # type: ignore[union-attr]
+            self._reading_paused = True
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -317,7 +317,7 @@ class _Connection(asyncio.Protocol):
                 continue
             self._task = asyncio.get_running_loop().create_task(self._run(item, outcome))  # type: ignore[arg-type]
             return
-        if self._reading_paused and len(queue) <= MAX_PIPELINED // 4 and not self.closed:
+        if self._reading_paused and not queue and not self.closed:
             self._reading_paused = False
             self.transport.resume_reading()  # type: ignore[union-attr]
 
@@ -333,7 +333,7 @@ class _Connection(asyncio.Protocol):
         self._task = None
         stream = request.streamed
         if reply is not None:
-            self.send(reply, keep_alive=request.keep_alive)
+            self.send(reply, keep_alive=request.keep_alive, head_only=request.method == "HEAD")
         elif stream is None or not stream.ended or not stream._chunked or not request.keep_alive:
             self.close()  # a stream cut short, or one whose end only closing can mark
         if not self.closed:
