@@ -141,6 +141,32 @@ def test_a_flag_of_the_wrong_shape_is_refused_by_name(capsys: pytest.CaptureFixt
     assert "argument --rdma-resource: expected KEY=VALUE, got 'rdma/ib'" in err
 
 
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        # int() would read these as 10, 3 and 2: a count is plain decimal digits.
+        (
+            ("--rdma-resource", "rdma/ib=1_0"),
+            "argument --rdma-resource: expected NAME=COUNT with a whole count",
+        ),
+        (
+            ("--rdma-resource", "rdma/ib=\u0663"),
+            "argument --rdma-resource: expected NAME=COUNT with a whole count",
+        ),
+        (("--replicas", " 2"), "argument --replicas: expected a whole number, got ' 2'"),
+        # Empty would silently read as not given: the replica id's name, kubectl's namespace.
+        (("--name", ""), "argument --name: expected a value, got an empty one"),
+        (("--namespace", ""), "argument --namespace: expected a value, got an empty one"),
+    ],
+)
+def test_a_count_or_name_that_only_looks_right_is_refused(
+    capsys: pytest.CaptureFixture[str], flags: tuple[str, ...], message: str
+) -> None:
+    code, out, err = _run(capsys, "lws", str(VLLM), "--image", IMAGE, *flags)
+    assert (code, out) == (2, "")
+    assert message in err
+
+
 KEYS = st.text(
     alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_", min_size=16, max_size=48
 )

@@ -41,6 +41,15 @@ def test_a_rank_variable_that_is_not_a_decimal_is_unusable_input(
     )
 
 
+@pytest.mark.parametrize("option", ["--rank-from-env", "--leader-addr-from-env", "--api-key-from-env"])
+def test_an_empty_variable_name_is_refused_not_read_as_not_given(
+    capsys: pytest.CaptureFixture[str], config: str, option: str
+) -> None:
+    code, out, err = run(capsys, WORKER, "--config", config, option, "")
+    assert (code, out) == (2, "")
+    assert f"argument {option}: expected an environment variable's name, got ''" in err
+
+
 def test_a_missing_variable_and_a_bad_address_are_listed_together(
     capsys: pytest.CaptureFixture[str], config: str
 ) -> None:

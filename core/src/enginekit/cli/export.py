@@ -30,11 +30,12 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "from. Written as one JSON document (a v1 List), which kubectl apply -f reads.",
     )
     _replica(lws)
-    lws.add_argument("--image", help="the image with enginekit and the engine in it (required)")
-    lws.add_argument("--namespace", help="the namespace of every object")
-    lws.add_argument("--name", help="the LeaderWorkerSet's name (default: the replica id)")
+    lws.add_argument("--image", type=_text, help="the image with enginekit and the engine in it (required)")
+    lws.add_argument("--namespace", type=_text, help="the namespace of every object")
+    lws.add_argument("--name", type=_text, help="the LeaderWorkerSet's name (default: the replica id)")
     lws.add_argument(
         "--secret",
+        type=_text,
         metavar="NAME[:KEY]",
         help="the Secret holding the API key (default: NAME-api-key:api-key)",
     )
@@ -63,9 +64,9 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "the leader on the allocation's first node; scancel stops every rank.",
     )
     _replica(slurm)
-    slurm.add_argument("--partition", help="#SBATCH --partition")
-    slurm.add_argument("--time", help="#SBATCH --time, e.g. 7-00:00:00")
-    slurm.add_argument("--account", help="#SBATCH --account")
+    slurm.add_argument("--partition", type=_text, help="#SBATCH --partition")
+    slurm.add_argument("--time", type=_text, help="#SBATCH --time, e.g. 7-00:00:00")
+    slurm.add_argument("--account", type=_text, help="#SBATCH --account")
     slurm.add_argument(
         "--one-node",
         action="store_true",
@@ -73,19 +74,26 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="every rank a task on one node, at the replica's own addresses (tests; CPU only)",
     )
     slurm.add_argument(
-        "--api-key-file", metavar="PATH", help="a file on the first node holding the API key, read at start"
+        "--api-key-file",
+        type=_text,
+        metavar="PATH",
+        help="a file on the first node holding the API key, read at start",
     )
     slurm.add_argument(
         "--api-key-env",
+        type=_text,
         metavar="VAR",
         help="the variable the API key arrives in from the submitter (default ENGINEKIT_API_KEY)",
     )
     slurm.add_argument(
         "--bind-addr-env",
+        type=_text,
         metavar="VAR",
         help="a variable a TaskProlog sets to the node's address to listen on (default: every address)",
     )
-    slurm.add_argument("--enginekit", metavar="PATH", help="enginekit on the nodes (default: on their PATH)")
+    slurm.add_argument(
+        "--enginekit", type=_text, metavar="PATH", help="enginekit on the nodes (default: on their PATH)"
+    )
     _common(slurm, startup="passed to enginekit run --startup-timeout")
 
 
@@ -114,19 +122,36 @@ def _pair(text: str) -> tuple[str, str]:
     return key, value
 
 
+def _whole(text: str) -> int | None:
+    """``text`` as a whole number written in plain decimal digits, else None.
+
+    ``int`` alone takes more: ``1_0`` (ten), other scripts' digits, spaces around.
+    """
+    if text.isascii() and text.isdigit() and len(text) <= 9:
+        return int(text)
+    return None
+
+
 def _resource(text: str) -> tuple[str, int]:
     name, count = _pair(text)
-    try:
-        return name, int(count)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected NAME=COUNT with a whole count, got {text!r}") from None
+    whole = _whole(count)
+    if whole is None:
+        raise argparse.ArgumentTypeError(f"expected NAME=COUNT with a whole count, got {text!r}")
+    return name, whole
 
 
 def _count(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    whole = _whole(text)
+    if whole is None:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
+    return whole
+
+
+def _text(text: str) -> str:
+    """A value an option cannot go without: empty would silently read as not given."""
+    if not text:
+        raise argparse.ArgumentTypeError("expected a value, got an empty one")
+    return text
 
 
 def export(run: Run) -> int:

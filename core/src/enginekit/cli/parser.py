@@ -162,7 +162,7 @@ def _run(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             f"--{field}-from-env",
             metavar="VAR",
-            default="",
+            type=variable,  # not applied to a default of None, as it would be to ""
             help=f"take the spec's {field.replace('-', '_')} from $VAR ({example})",
         )
     for option, default, what in RUN_TIMINGS:
@@ -180,6 +180,13 @@ def _timeout(parser: argparse.ArgumentParser, what: str) -> None:
         metavar="SECONDS",
         help=f"stop {what} after this long (default: {DEFAULT_TIMEOUT:g})",
     )
+
+
+def variable(text: str) -> str:
+    """An environment variable's name; argparse's ``type``. Empty would read as not given."""
+    if not text or "=" in text or "\0" in text:
+        raise argparse.ArgumentTypeError(f"expected an environment variable's name, got {text!r}")
+    return text
 
 
 def seconds(text: str) -> float:

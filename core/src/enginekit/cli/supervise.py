@@ -31,15 +31,15 @@ _TIMINGS = {
 def run_shard(run: Run) -> int:
     """Plan the shard (fields from the environment first), then run it, or say what would run."""
     args = run.args
-    key_variable = args.api_key_from_env
+    key_variable = args.api_key_from_env or ""
     if key_variable and run.environ.get(key_variable):
         # Masked from here on, in every message and line, whatever field it turns up in.
         run.secrets.append(run.environ[key_variable])
     spec = run.load_spec(args.spec)
     names = FromEnv(
-        rank=args.rank_from_env,
-        leader_addr=args.leader_addr_from_env,
-        bind_addr=args.bind_addr_from_env,
+        rank=args.rank_from_env or "",
+        leader_addr=args.leader_addr_from_env or "",
+        bind_addr=args.bind_addr_from_env or "",
         api_key=key_variable,
     )
     resolved = resolve(spec, run.environ, names)
