@@ -137,6 +137,11 @@ def test_405_and_413_have_their_own_types(serve: Callable[..., Server]) -> None:
     assert status == 413
     assert error_of(body)["type"] == "RequestEntityTooLargeError"
     assert error_of(body)["code"] == 413
+    fields = b"".join(b"X-Field-%d: 1\r\n" % i for i in range(200))
+    answer = raw(server.port, b"GET /health HTTP/1.1\r\nHost: x\r\n" + fields + b"\r\n")
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 431 ")
+    assert error_of(body)["type"] == "RequestHeaderFieldsTooLargeError"
     server.check_clean()
 
 

@@ -234,6 +234,9 @@ def parse(body: object, chat: bool = False) -> openai.Request:
         ({"prompt": "a", "n": 0}, 400, "n", "n must be in 1..128"),
         ({"prompt": "a", "temperature": 3}, 400, "temperature", "temperature must be in 0..2"),
         ({"prompt": "a", "stream": "yes"}, 400, "stream", "'stream' must be bool"),
+        ({"prompt": "a", "stop": [1]}, 400, "stop", "'stop' must be a string or a list of strings"),
+        ({"prompt": "a", "stop": 1}, 400, "stop", "'stop' must be str or list"),
+        ({"prompt": "a", "top_p": "1"}, 400, "top_p", "'top_p' must be int or float"),
     ],
 )
 def test_bad_requests_get_openai_errors(body: object, status: int, param: str | None, message: str) -> None:
@@ -248,6 +251,8 @@ def test_bad_requests_get_openai_errors(body: object, status: int, param: str | 
 
 
 def test_requests_become_jobs() -> None:
+    # Sampling parameters the sim does not act on are taken when their types are right.
+    assert parse({"prompt": "a", "stop": ["\n"], "top_p": 0.5, "presence_penalty": 0, "user": "u"}).job.n == 1
     request = parse({"model": "sql", "prompt": [5, 6, 7], "max_tokens": 3, "seed": 1, "temperature": 0})
     assert request.job.adapter == "sql"
     assert request.job.greedy

@@ -19,10 +19,11 @@ _TYPES = {
     400: "BadRequestError",
     401: "AuthenticationError",
     404: "NotFoundError",
-    # No OpenAI client class exists for these two: named in the same style after the status,
+    # No OpenAI client class exists for these three: named in the same style after the status,
     # so a client can tell them from a server fault (InternalServerError).
     405: "MethodNotAllowedError",
     413: "RequestEntityTooLargeError",
+    431: "RequestHeaderFieldsTooLargeError",
     503: "ServiceUnavailableError",
 }
 
@@ -62,6 +63,13 @@ _COMPLETION_FIELDS: dict[str, tuple[type, ...]] = {
     "stream": (bool,),
     "stream_options": (dict,),
     "seed": (int,),
+    # Taken and not acted on, as sampling parameters the sim has no use for; a value of
+    # the wrong type is still refused, as vLLM's request model refuses it.
+    "stop": (str, list),
+    "top_p": (int, float),
+    "presence_penalty": (int, float),
+    "frequency_penalty": (int, float),
+    "user": (str,),
 }
 _CHAT_FIELDS = {**_COMPLETION_FIELDS, "max_completion_tokens": (int,)}
 
@@ -148,6 +156,9 @@ def parse(
         raise ApiError(400, "the request body must be a JSON object")
     _check_types(body, _CHAT_FIELDS if chat else _COMPLETION_FIELDS)
     get = body.get
+    stop = get("stop")
+    if type(stop) is list and not all(type(s) is str for s in stop):
+        raise ApiError(400, "'stop' must be a string or a list of strings", "stop")
     model = get("model")
     if model is None:
         model = names[0]
