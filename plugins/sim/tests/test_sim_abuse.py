@@ -107,6 +107,17 @@ def test_non_ascii_bytes_in_the_key_are_401(serve: Callable[..., Server]) -> Non
     server.check_clean()
 
 
+def test_a_request_without_the_key_is_refused_before_its_body_is_read(serve: Callable[..., Server]) -> None:
+    server = serve()
+    # 60 MiB declared and none of it sent: the answer comes from the head alone, so no
+    # client without the key can make the server hold a body.
+    head = b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 62914560\r\n\r\n"
+    answer = raw(server.port, head, timeout=3)
+    assert answer.startswith(b"HTTP/1.1 401 "), answer[:200]
+    assert error_of(answer.partition(b"\r\n\r\n")[2])["type"] == "AuthenticationError"
+    server.check_clean()
+
+
 @pytest.mark.parametrize(("open_", "close"), [(b"[", b"]"), (b'{"a":', b"}")])
 def test_deeply_nested_json_is_400(serve: Callable[..., Server], open_: bytes, close: bytes) -> None:
     server = serve()

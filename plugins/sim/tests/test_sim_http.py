@@ -43,6 +43,8 @@ class App:
             return self.stream(request, pieces=FLOOD, size=64 * 1024)
         if request.path == "/bug":
             raise RuntimeError("a handler's bug")
+        if request.path == "/big":
+            return Reply(200, b"x" * (32 << 20))
         answer = {
             "method": request.method,
             "path": request.path,
@@ -80,12 +82,19 @@ class App:
 Scenario = Callable[[HttpServer, App], Awaitable[None]]
 
 
-def serve(scenario: Scenario, keep_alive: float = 5.0) -> None:
+def guard(request: Request) -> Reply | None:
+    """Refuses ``/guarded`` from the head, as the API refuses a request without its key."""
+    return Reply(401, b'{"status": 401}') if request.path == "/guarded" else None
+
+
+def serve(scenario: Scenario, keep_alive: float = 5.0, **timeouts: float) -> None:
     """Run ``scenario`` against a fresh server on a free loopback port, then stop it."""
 
     async def main() -> None:
         app = App()
-        server = HttpServer(app, max_body=LIMIT, refusal=refusal, keep_alive=keep_alive)
+        server = HttpServer(
+            app, check=guard, max_body=LIMIT, refusal=refusal, keep_alive=keep_alive, **timeouts
+        )
         await server.start("127.0.0.1", 0)
         try:
             await asyncio.wait_for(scenario(server, app), 20)
@@ -251,6 +260,15 @@ def test_header_bytes_reach_the_handler_as_sent() -> None:
         ),
         (b"GET /" + b"a" * (MAX_HEAD_BYTES + 10) + b" HTTP/1.1\r\n\r\n", 431),
         (b"GET / HTTP/1.1\r\n" + b"".join(b"X-%d: 1\r\n" % i for i in range(MAX_HEADERS + 1)) + b"\r\n", 431),
+        # A repeated field counts each time it is sent, and each line's ": " and end count.
+        (b"GET / HTTP/1.1\r\n" + b"X: 1\r\n" * (MAX_HEADERS + 1) + b"\r\n", 431),
+        # 100 fields of 653 bytes of name and value: 65,300, under the limit only without their framing.
+        (
+            b"GET / HTTP/1.1\r\n"
+            + b"".join(b"X%02d: %s\r\n" % (i, b"v" * 650) for i in range(100))
+            + b"\r\n",
+            431,
+        ),
     ],
     ids=[
         "garbage",
@@ -260,6 +278,8 @@ def test_header_bytes_reach_the_handler_as_sent() -> None:
         "chunked-too-large",
         "long-url",
         "many-fields",
+        "one-field-many-times",
+        "counted-with-its-framing",
     ],
 )
 def test_what_the_server_refuses_is_answered_once_and_closed(data: bytes, status: int) -> None:
@@ -376,5 +396,103 @@ def test_any_bytes_get_an_answer_or_a_close_and_the_server_serves_on(pieces: lis
         writer.close()
         assert out == b"" or out.startswith(b"HTTP/1.1 ")
         assert answers(await exchange(server.port, get("/echo", "Connection: close\r\n")))[0][0] == 200
+
+    serve(scenario)
+
+
+def test_a_request_refused_by_its_head_is_answered_before_its_body_is_sent() -> None:
+    async def scenario(server: HttpServer, app: App) -> None:
+        # Declared larger than the body limit too: the head's refusal comes first.
+        head = b"POST /guarded HTTP/1.1\r\nHost: x\r\nContent-Length: 50000000\r\n\r\n"
+        (reply,) = answers(await exchange(server.port, head, wait=2))
+        assert reply[0] == 401
+        assert reply[1]["connection"] == "close"
+
+    serve(scenario)
+
+
+def test_a_client_that_leaves_with_a_request_pipelined_still_cancels_its_handler() -> None:
+    async def scenario(server: HttpServer, app: App) -> None:
+        _reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(get("/forever") + get("/echo"))
+        await asyncio.wait_for(app.started.wait(), 5)
+        writer.close()
+        await asyncio.wait_for(app.cancelled.wait(), 5)
+
+    serve(scenario)
+
+
+def test_http_1_0_keep_alive_is_said_in_the_answer_and_kept() -> None:
+    async def scenario(server: HttpServer, app: App) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        for _ in range(2):
+            writer.write(get("/echo", "Connection: keep-alive\r\n", body=b"x", version="1.0"))
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+            assert b"\r\nconnection: keep-alive\r\n" in head
+            length = int(head.split(b"content-length: ")[1].split(b"\r\n")[0])
+            await reader.readexactly(length)
+        writer.close()
+
+    serve(scenario)
+
+
+def test_100_continue_is_not_sent_to_http_1_0() -> None:
+    async def scenario(server: HttpServer, app: App) -> None:
+        data = b"POST /echo HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\nz"
+        raw = await exchange(server.port, data)
+        assert raw.startswith(b"HTTP/1.1 200 OK")
+
+    serve(scenario)
+
+
+def test_a_request_dripped_slower_than_the_read_timeout_is_dropped() -> None:
+    async def scenario(server: HttpServer, app: App) -> None:
+        loop = asyncio.get_running_loop()
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(b"POST /echo HTTP/1.1\r\nContent-Length: 100\r\n\r\n")
+        began = loop.time()
+        with contextlib.suppress(ConnectionError):
+            # A byte every 0.3 s keeps the keep-alive from firing; the read timeout does not care.
+            while not reader.at_eof() and loop.time() - began < 8:
+                writer.write(b"a")
+                await asyncio.sleep(0.3)
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(reader.read(1), 0.01)
+        assert loop.time() - began < 4
+        writer.close()
+
+    serve(scenario, read_timeout=1.0)
+
+
+def test_a_client_that_reads_nothing_of_a_whole_answer_is_dropped() -> None:
+    async def scenario(server: HttpServer, app: App) -> None:
+        with socket.create_connection(("127.0.0.1", server.port)) as sock:
+            sock.sendall(get("/big"))
+            # 32 MiB unread: writing pauses, and after the write timeout the server lets go.
+            for _ in range(50):
+                await asyncio.sleep(0.1)
+                if not server.connections:
+                    break
+            assert not server.connections
+
+    serve(scenario, write_timeout=1.0)
+
+
+def test_a_client_pipelining_far_ahead_of_a_waiting_request_is_made_to_wait() -> None:
+    async def scenario(server: HttpServer, app: App) -> None:
+        loop = asyncio.get_running_loop()
+        with socket.create_connection(("127.0.0.1", server.port)) as sock:
+            sock.setblocking(False)
+            await loop.sock_sendall(sock, get("/forever"))
+            await asyncio.wait_for(app.started.wait(), 5)
+            # 64 MiB of small requests behind it: the server reads a bound's worth ahead and
+            # then stops, so past what the kernel's buffers hold the client cannot send.
+            burst, sent, deadline = get("/echo") * 100_000, 0, loop.time() + 1.0
+            while sent < 64 << 20 and loop.time() < deadline:
+                try:
+                    sent += sock.send(burst)
+                except BlockingIOError:
+                    await asyncio.sleep(0.01)
+            assert sent < 32 << 20
 
     serve(scenario)

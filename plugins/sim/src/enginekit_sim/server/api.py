@@ -92,7 +92,12 @@ class Api:
         """
         s = self.engine.settings
         return HttpServer(
-            self.handle, max_body=s.max_body_bytes, refusal=self.refusal, keep_alive=s.keep_alive_s
+            self.handle,
+            check=self.check,
+            max_body=s.max_body_bytes,
+            refusal=self.refusal,
+            keep_alive=s.keep_alive_s,
+            write_timeout=s.stream_write_timeout_s,
         )
 
     @staticmethod
@@ -100,12 +105,17 @@ class Api:
         """A request the HTTP layer refuses (too large, malformed), answered in the OpenAI shape."""
         return _error(openai.ApiError(status, reason))
 
-    def handle(self, request: Request) -> Outcome:
-        """Check the key where vLLM does, then dispatch; unknown paths get OpenAI-shaped errors."""
-        method, path = request.method, request.path
-        if self._key and path.startswith(GUARDED) and method != "OPTIONS" and not self._authorized(request):
+    def check(self, request: Request) -> Reply | None:
+        """The key, where vLLM checks it, judged from the head: a refused body is never read."""
+        guarded = self._key and request.path.startswith(GUARDED) and request.method != "OPTIONS"
+        if guarded and not self._authorized(request):
             message = "Unauthorized: send a valid API key as 'Authorization: Bearer <key>'"
             return _error(openai.ApiError(401, message))
+        return None
+
+    def handle(self, request: Request) -> Outcome:
+        """Dispatch a request :meth:`check` let through; unknown paths get OpenAI-shaped errors."""
+        method, path = request.method, request.path
         route = self.routes.get(("GET" if method == "HEAD" else method, path))
         if route is not None:
             return route(request)

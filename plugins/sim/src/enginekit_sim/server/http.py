@@ -6,7 +6,9 @@ keep-alive, pipelining, and a handler cancelled when its client goes. A handler 
 needs no waiting answers at once, inside ``data_received``: no task, no coroutine, which
 is what lets a zero-latency simulator keep up with a bare server.
 
-Limits, each answered with its status and the connection closed:
+A request is judged by its head first (``check``: the API key), so one refused is
+answered before any of its body is read. Limits, each answered with its status and the
+connection closed:
 
 * a request head (request line and headers) over :data:`MAX_HEAD_BYTES` or with more
   than :data:`MAX_HEADERS` fields: 431;
@@ -15,9 +17,14 @@ Limits, each answered with its status and the connection closed:
 * anything the parser refuses (a malformed request line, conflicting lengths, a bad
   chunk): 400, as uvicorn answers it.
 
-A connection with nothing in progress that sends nothing for ``keep_alive`` seconds is
-closed (vLLM's default is 5 s, ``VLLM_HTTP_TIMEOUT_KEEP_ALIVE``); one whose answer is
-being written is watched by the writer (see ``api._WriteWatch``), not here.
+Connections that hold up nothing but themselves are closed: one with nothing in progress
+that sends nothing for ``keep_alive`` seconds (vLLM's default is 5 s,
+``VLLM_HTTP_TIMEOUT_KEEP_ALIVE``); one whose request has not arrived whole
+``read_timeout`` seconds (:data:`READ_TIMEOUT`) after it began; one that reads nothing of a whole answer for
+``write_timeout`` seconds. A stream's writes are watched by the stream's writer (see
+``api._WriteWatch``). Pipelined requests are answered in order; while one is in
+progress, what follows is read but not parsed, up to :data:`MAX_HELD_BYTES`, so that a
+client that leaves is still seen to leave.
 """
 
 from __future__ import annotations
@@ -38,6 +45,10 @@ import httptools
 #: The request line and headers together, in bytes.
 MAX_HEAD_BYTES = 64 * 1024
 MAX_HEADERS = 128
+#: What a pipelining client may send ahead of the request in progress before it is made to wait.
+MAX_HELD_BYTES = 64 * 1024
+#: Seconds a request may take to arrive whole, from its first byte, by default (a drip is dropped).
+READ_TIMEOUT = 60.0
 SERVER = b"enginekit-sim"
 JSON = b"application/json"
 _STATUS_LINES = {
@@ -66,12 +77,18 @@ Outcome: TypeAlias = "Reply | Coroutine[Any, Any, Reply | None]"
 Handler: TypeAlias = Callable[["Request"], Outcome]
 #: Builds the answer to a request the server refuses itself (status, reason).
 Refusal: TypeAlias = Callable[[int, str], Reply]
+#: Judges a request by its head before any of its body is read: a Reply refuses it.
+Check: TypeAlias = Callable[["Request"], "Reply | None"]
+
+
+def _no_check(request: Request) -> Reply | None:
+    return None
 
 
 class Request:
     """One whole request: method, decoded path, query, headers (lower-case names), body."""
 
-    __slots__ = ("_conn", "body", "headers", "keep_alive", "method", "path", "query", "streamed")
+    __slots__ = ("_conn", "body", "headers", "http11", "keep_alive", "method", "path", "query", "streamed")
 
     def __init__(
         self,
@@ -82,6 +99,7 @@ class Request:
         headers: dict[str, str],
         body: bytes,
         keep_alive: bool,
+        http11: bool = True,
     ) -> None:
         self._conn = conn
         self.method, self.path, self.query = method, path, query
@@ -89,12 +107,13 @@ class Request:
         self.headers = headers
         self.body = body
         self.keep_alive = keep_alive
+        self.http11 = http11
         #: The stream this request is answered with, once one is started.
         self.streamed: Stream | None = None
 
     def stream(self, headers: tuple[tuple[bytes, bytes], ...]) -> Stream:
         """Start a 200 answer sent in pieces: chunked on HTTP/1.1, to the connection's end on 1.0."""
-        self.streamed = Stream(self._conn, headers, chunked=self._conn.http11)
+        self.streamed = Stream(self._conn, headers, chunked=self.http11)
         return self.streamed
 
     def abort(self) -> None:
@@ -146,16 +165,24 @@ class _Connection(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.parser = httptools.HttpRequestParser(self)
         self.closed = False
+        #: The HTTP version of the request being answered.
         self.http11 = True
         self.write_paused = False
-        self.last_active = time.monotonic()
+        self.paused_since = 0.0
+        self.last_active = server.now
+        #: When the request being read began to arrive; 0 between requests.
+        self.reading_since = 0.0
         #: Requests parsed and not yet answered, in order; a Reply is an answer the
         #: server made itself (a refusal), after which the connection closes.
         self._queue: collections.deque[Request | Reply] = collections.deque()
+        #: What arrived while a request was in progress, not yet parsed (pipelining).
+        self._held: list[bytes] = []
+        self._held_bytes = 0
         self._task: asyncio.Task[None] | None = None
         self._drain: asyncio.Future[None] | None = None
         self._reading_paused = False
         self._begun_count = 0
+        self._request: Request | None = None
         self._reset_message()
 
     # -- the parser's callbacks --------------------------------------------------------
@@ -163,6 +190,7 @@ class _Connection(asyncio.Protocol):
     def _reset_message(self) -> None:
         self._url = b""
         self._headers: dict[str, str] = {}
+        self._fields = 0
         self._body: list[bytes] = []
         self._body_size = 0
         #: Head bytes the callbacks were given, and whole pieces of input that were all
@@ -176,6 +204,7 @@ class _Connection(asyncio.Protocol):
     def on_message_begin(self) -> None:
         self._begun = True
         self._begun_count += 1
+        self.reading_since = self.server.now
 
     def on_url(self, url: bytes) -> None:
         self._url += url
@@ -184,22 +213,49 @@ class _Connection(asyncio.Protocol):
             self._refuse(431, f"the request head is larger than {MAX_HEAD_BYTES} bytes")
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self._head_size += len(name) + len(value)
-        headers = self._headers
-        if self._head_size > MAX_HEAD_BYTES or len(headers) >= MAX_HEADERS:
+        self._head_size += len(name) + len(value) + 4  # ": " and the line's end
+        self._fields += 1
+        if self._head_size > MAX_HEAD_BYTES or self._fields > MAX_HEADERS:
             self._refuse(431, f"the request head is over {MAX_HEAD_BYTES} bytes or {MAX_HEADERS} fields")
         key = name.decode("latin-1").lower()
+        headers = self._headers
         if key not in headers:  # the first of repeated fields counts, as Starlette reads them
             headers[key] = value.decode("latin-1")
 
     def on_headers_complete(self) -> None:
         self._in_head = False
-        length = self._headers.get("content-length")
+        parser, url, headers = self.parser, self._url, self._headers
+        if url[:1] == b"/" and b"%" not in url and b"?" not in url and b"#" not in url:
+            path, query = url.decode("latin-1"), ""  # most requests: nothing to decode
+        else:
+            try:
+                parsed = httptools.parse_url(url)
+            except httptools.HttpParserInvalidURLError:
+                self._refuse(400, "the request target is not a valid URL")
+            path = unquote((parsed.path or b"/").decode("latin-1"))
+            query = (parsed.query or b"").decode("latin-1")
+        http11 = parser.get_http_version() == "1.1"
+        request = self._request = Request(
+            self,
+            parser.get_method().decode("latin-1"),
+            path,
+            query,
+            headers,
+            b"",
+            parser.should_keep_alive(),
+            http11,
+        )
+        # Refused from its head alone (a missing key): no byte of the body is kept.
+        refused = self.server.check(request)
+        if refused is not None:
+            self._queue.append(refused)
+            raise _Refused("refused by its head")
+        length = headers.get("content-length")
         limit = self.server.max_body
         if length is not None and length.isdigit() and int(length) > limit:
             self._refuse(413, f"the request body is larger than {limit} bytes")
-        expects = self._headers.get("expect", "").lower() == "100-continue"
-        if expects and not self._queue and self._task is None:
+        expects = headers.get("expect", "").lower() == "100-continue"
+        if expects and http11 and not self._queue and self._task is None:
             # The client waits for this before sending its body (curl: up to a second).
             self.write(b"HTTP/1.1 100 Continue\r\n\r\n")
 
@@ -210,27 +266,12 @@ class _Connection(asyncio.Protocol):
         self._body.append(body)
 
     def on_message_complete(self) -> None:
-        parser, url = self.parser, self._url
-        self.http11 = parser.get_http_version() == "1.1"
-        if url[:1] == b"/" and b"%" not in url and b"?" not in url and b"#" not in url:
-            path, query = url.decode("latin-1"), ""  # most requests: nothing to decode
-        else:
-            try:
-                parsed = httptools.parse_url(url)
-            except httptools.HttpParserInvalidURLError:
-                self._refuse(400, "the request target is not a valid URL")
-            path = unquote((parsed.path or b"/").decode("latin-1"))
-            query = (parsed.query or b"").decode("latin-1")
-        body = self._body
-        request = Request(
-            self,
-            parser.get_method().decode("latin-1"),
-            path,
-            query,
-            self._headers,
-            body[0] if len(body) == 1 else b"".join(body),
-            parser.should_keep_alive(),
-        )
+        request, body = self._request, self._body
+        assert request is not None
+        if body:
+            request.body = body[0] if len(body) == 1 else b"".join(body)
+        self._request = None
+        self.reading_since = 0.0
         self._reset_message()
         self._queue.append(request)
 
@@ -250,6 +291,22 @@ class _Connection(asyncio.Protocol):
         if self.closed or (queue and type(queue[-1]) is Reply):
             return  # refused: nothing after the refusal is read
         self.last_active = self.server.now
+        if self._task is not None or queue or self.write_paused:
+            # A request is in progress: what comes after it waits, unparsed, until it is
+            # answered. Reading goes on (so a client that leaves is seen, and its handler
+            # cancelled) up to a bound, past which the client is made to wait.
+            self._held.append(data)
+            self._held_bytes += len(data)
+            if self._held_bytes > MAX_HELD_BYTES and not self._reading_paused:
+                self._reading_paused = True
+                self.transport.pause_reading()  # type: ignore[union-attr]
+            return
+        self._feed(data)
+        self._next()
+
+    def _feed(self, data: bytes) -> None:
+        """Parse ``data``: whole requests join the queue, and what is refused ends it."""
+        queue = self._queue
         # A piece that arrives, and leaves, in the middle of one message's head is all head.
         head_of = self._begun_count if self._in_head and self._begun else -1
         try:
@@ -267,24 +324,19 @@ class _Connection(asyncio.Protocol):
                 if self._head_pieces > MAX_HEAD_BYTES:
                     reason = f"the request head is larger than {MAX_HEAD_BYTES} bytes"
                     queue.append(self.server.refusal(431, reason))
-        if self._task is None:
-            self._next()
-        if queue and not self._reading_paused and not self.closed:
-            # A request waits behind one in progress: read no more until it is answered, so
-            # what a pipelining client sends ahead is held one read's worth at most.
-            self.transport.pause_reading()  # type: ignore[union-attr]
-            self._reading_paused = True
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         self.server.connections.discard(self)
         self._queue.clear()
+        self._held.clear()
         if self._task is not None:
             self._task.cancel()  # the handler stops: its client is gone
         self._wake(ConnectionResetError("the client closed the connection"))
 
     def pause_writing(self) -> None:
         self.write_paused = True
+        self.paused_since = self.server.now
 
     def resume_writing(self) -> None:
         self.write_paused = False
@@ -297,7 +349,19 @@ class _Connection(asyncio.Protocol):
     def _next(self) -> None:
         """Answer what is queued, in order, until a handler must wait or the client stops reading."""
         queue, handler = self._queue, self.server.handler
-        while queue and not self.closed and not self.write_paused:
+        while not self.closed and not self.write_paused:
+            if not queue:
+                if not self._held:
+                    break
+                # Answered: parse what arrived meanwhile, and read again if that had stopped.
+                held = b"".join(self._held)
+                self._held.clear()
+                self._held_bytes = 0
+                if self._reading_paused:
+                    self._reading_paused = False
+                    self.transport.resume_reading()  # type: ignore[union-attr]
+                self._feed(held)
+                continue
             item = queue.popleft()
             if type(item) is Reply:
                 if item.status:
@@ -307,6 +371,7 @@ class _Connection(asyncio.Protocol):
                 return
             assert type(item) is Request
             self.last_active = self.server.now
+            self.http11 = item.http11
             try:
                 outcome = handler(item)
             except Exception:  # one request's bug answers 500; the server goes on
@@ -317,9 +382,6 @@ class _Connection(asyncio.Protocol):
                 continue
             self._task = asyncio.get_running_loop().create_task(self._run(item, outcome))  # type: ignore[arg-type]
             return
-        if self._reading_paused and not queue and not self.closed:
-            self._reading_paused = False
-            self.transport.resume_reading()  # type: ignore[union-attr]
 
     async def _run(self, request: Request, outcome: Coroutine[Any, Any, Reply | None]) -> None:
         try:
@@ -357,12 +419,15 @@ class _Connection(asyncio.Protocol):
         """Write a whole answer; close after it unless the connection stays open."""
         body = reply.body
         plain = reply.status == 200 and reply.content_type is JSON and not reply.headers
-        if plain and keep_alive and body and not head_only:
+        if plain and keep_alive and body and self.http11 and not head_only:
             # Most answers: one format of a head made once a second (for its date).
             self.write(self.server.json_ok % (len(body), body))
             return
         typed = b"content-type: %s\r\n" % reply.content_type if body else b""
-        closing = b"" if keep_alive else b"connection: close\r\n"
+        if not keep_alive:
+            closing = b"connection: close\r\n"
+        else:  # HTTP/1.0 closes unless told otherwise
+            closing = b"" if self.http11 else b"connection: keep-alive\r\n"
         self.write(
             b"%s%scontent-length: %d\r\n%s\r\n%s"
             % (self.head(reply.status, reply.headers), typed, len(body), closing, b"" if head_only else body)
@@ -400,16 +465,31 @@ class _Connection(asyncio.Protocol):
         if self.transport is not None:
             self.transport.abort()
 
+    def idle_handler(self) -> bool:
+        """No handler is running (a running one watches its own writes)."""
+        return self._task is None
+
     def idle(self) -> bool:
         """Nothing in progress: no request waiting, running or being written."""
-        return self._task is None and not self._queue and not self.write_paused
+        return self._task is None and not self._queue and not self._held and not self.write_paused
 
 
 class HttpServer:
     """Serves ``handler`` over HTTP/1.1 on a TCP port."""
 
-    def __init__(self, handler: Handler, *, max_body: int, refusal: Refusal, keep_alive: float) -> None:
-        self.handler, self.max_body, self.keep_alive = handler, max_body, keep_alive
+    def __init__(
+        self,
+        handler: Handler,
+        *,
+        max_body: int,
+        refusal: Refusal,
+        keep_alive: float,
+        check: Check = _no_check,
+        write_timeout: float = 30.0,
+        read_timeout: float = READ_TIMEOUT,
+    ) -> None:
+        self.handler, self.check, self.max_body = handler, check, max_body
+        self.keep_alive, self.write_timeout, self.read_timeout = keep_alive, write_timeout, read_timeout
         self._refusal = refusal
         self.connections: set[_Connection] = set()
         self.now = time.monotonic()
@@ -441,7 +521,12 @@ class HttpServer:
         return int(self._server.sockets[0].getsockname()[1])
 
     def _tick(self) -> None:
-        """Once a second: the Date header's value, and idle connections closed."""
+        """Once a second: the Date header's value, and the connections that hold up nothing but themselves.
+
+        Closed: one idle (nothing in progress) for the keep-alive; one whose request has
+        not arrived whole ``read_timeout`` seconds after it began; one whose client has read nothing of
+        a whole answer for ``write_timeout`` (a stream's own watch times its writes).
+        """
         now = self.now = time.monotonic()
         self.date = email.utils.formatdate(usegmt=True).encode()
         self.json_ok = (
@@ -449,8 +534,16 @@ class HttpServer:
             + b"date: %s\r\nserver: %s\r\ncontent-type: %s\r\n" % (self.date, SERVER, JSON)
             + b"content-length: %d\r\n\r\n%s"
         )
-        for conn in [c for c in self.connections if c.idle() and now - c.last_active >= self.keep_alive]:
-            conn.close()
+        for conn in list(self.connections):
+            if conn.idle() and now - conn.last_active >= self.keep_alive:
+                conn.close()
+                continue
+            slow_request = conn.reading_since and now - conn.reading_since >= self.read_timeout
+            unread = (
+                conn.write_paused and conn.idle_handler() and now - conn.paused_since >= self.write_timeout
+            )
+            if slow_request or unread:
+                conn.abort()
         self._ticker = asyncio.get_running_loop().call_later(1.0, self._tick)
 
     async def close(self) -> None:
