@@ -74,7 +74,8 @@ class App:
     async def stream(self, request: Request, *, pieces: int, size: int) -> None:
         out = request.stream(((b"content-type", b"text/plain"),))
         for i in range(pieces):
-            await out.write(bytes([97 + i % 26]) * size)
+            if out.write(bytes([97 + i % 26]) * size):
+                await out.drain()
             self.written = i + 1
         out.end()
 

@@ -254,7 +254,8 @@ class Api:
                         data = chunks.token(0, job.outputs[0][step], finish)
                     else:
                         data = b"".join(chunks.token(i, job.outputs[i][step], finish) for i in range(job.n))
-                    await watch.write(data)
+                    if stream.write(data):  # the hot path: no coroutine unless the client is behind
+                        await watch.drain()
                     steps = step + 1
             if req.include_usage:
                 await watch.write(chunks.usage(steps))
@@ -283,10 +284,10 @@ class Api:
 
 
 class _WriteWatch:
-    """Drops a stream whose client leaves one write unread for ``timeout`` seconds.
+    """Drops a stream whose client leaves it waiting to write for ``timeout`` seconds.
 
-    A stalled reader fills the socket's buffers and then holds ``write`` (and so its
-    engine slot) forever. One timer per stream looks a few times a timeout at the write in
+    A stalled reader fills the socket's buffers and then holds the writer (and so its
+    engine slot) forever. One timer per stream looks a few times a timeout at the wait in
     progress, instead of a timer per write: writes are the hot path.
     """
 
@@ -294,7 +295,7 @@ class _WriteWatch:
         self.stream, self.timeout = stream, timeout
         self.loop = asyncio.get_running_loop()
         self.task = asyncio.current_task()
-        #: When the write in progress began; None between writes.
+        #: When the wait in progress began; None while the client keeps up.
         self.since: float | None = None
         self.stalled = False
         self._timer = self.loop.call_later(timeout / 4, self._check)
@@ -307,11 +308,16 @@ class _WriteWatch:
             return
         self._timer = self.loop.call_later(self.timeout / 4, self._check)
 
-    async def write(self, data: bytes) -> None:
-        """Write ``data``, timed by the watch."""
+    async def drain(self) -> None:
+        """Wait, timed by the watch, until the client has read enough."""
         self.since = time.monotonic()  # the loop's clock, without looking the loop up
-        await self.stream.write(data)
+        await self.stream.drain()
         self.since = None
+
+    async def write(self, data: bytes) -> None:
+        """Write ``data``; wait, timed, if the client is behind."""
+        if self.stream.write(data):
+            await self.drain()
 
     def close(self) -> None:
         """Stop watching."""

@@ -122,28 +122,37 @@ class Request:
 
 
 class Stream:
-    """An answer written a piece at a time; each write waits while the client is not reading."""
+    """An answer written a piece at a time; a writer waits (:meth:`drain`) while the client is not reading."""
 
-    __slots__ = ("_chunked", "_conn", "ended")
+    __slots__ = ("_chunked", "_conn", "_transport", "ended")
 
     def __init__(self, conn: _Connection, headers: tuple[tuple[bytes, bytes], ...], *, chunked: bool) -> None:
         self._conn, self._chunked, self.ended = conn, chunked, False
+        self._transport = conn.transport
         framing = b"transfer-encoding: chunked\r\n" if chunked else b"connection: close\r\n"
         conn.write(conn.head(200, headers) + framing + b"\r\n")
 
-    async def write(self, data: bytes) -> None:
-        """Send ``data``; return once the connection can take more.
+    def write(self, data: bytes) -> bool:
+        """Send ``data`` (a plain call: a token costs no coroutine); True when the client is behind.
+
+        After True, the writer awaits :meth:`drain` before writing more.
 
         :raises ConnectionResetError: the client has gone.
         """
         conn = self._conn
         if conn.closed:
             raise ConnectionResetError("the client closed the connection")
-        if not data:
-            return  # an empty chunk would end the answer
-        conn.write(b"%x\r\n%s\r\n" % (len(data), data) if self._chunked else data)
-        if conn.write_paused:
-            await conn.drain()
+        if data:  # an empty chunk would end the answer
+            self._transport.write(b"%x\r\n%s\r\n" % (len(data), data) if self._chunked else data)  # type: ignore[union-attr]
+        return conn.write_paused
+
+    async def drain(self) -> None:
+        """Wait until the client has read enough for writing to go on.
+
+        :raises ConnectionResetError: the client has gone.
+        """
+        if self._conn.write_paused:
+            await self._conn.drain()
 
     def end(self) -> None:
         """Finish the answer."""
