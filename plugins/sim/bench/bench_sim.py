@@ -1,6 +1,7 @@
 """Benchmark of the simulated engine against bare servers answering the same bytes.
 
-Run from a venv with enginekit and enginekit-sim installed::
+Run from a venv with enginekit, enginekit-sim and aiohttp (the baseline's) installed, as
+the repository's development environment has them::
 
     python plugins/sim/bench/bench_sim.py            # all three parts, about a minute
     python plugins/sim/bench/bench_sim.py --quick    # a smoke run: one short round each
