@@ -35,6 +35,8 @@ class App:
             return self.slow(request)
         if request.path == "/later":
             return self.later(request)
+        if request.path == "/while":
+            return self.slow(request, 1.6)
         if request.path == "/forever":
             return self.forever()
         if request.path == "/stream":
@@ -54,8 +56,8 @@ class App:
         }
         return Reply(200, json.dumps(answer).encode())
 
-    async def slow(self, request: Request) -> Reply:
-        await asyncio.sleep(0.05)
+    async def slow(self, request: Request, seconds: float = 0.05) -> Reply:
+        await asyncio.sleep(seconds)
         return Reply(200, b"slow " + request.body)
 
     async def later(self, request: Request) -> Reply:
@@ -85,6 +87,8 @@ Scenario = Callable[[HttpServer, App], Awaitable[None]]
 
 def guard(request: Request) -> Reply | None:
     """Refuses ``/guarded`` from the head, as the API refuses a request without its key."""
+    if request.path == "/checkbug":
+        raise RuntimeError("a check's bug")
     return Reply(401, b'{"status": 401}') if request.path == "/guarded" else None
 
 
@@ -497,3 +501,100 @@ def test_a_client_pipelining_far_ahead_of_a_waiting_request_is_made_to_wait() ->
             assert sent < 32 << 20
 
     serve(scenario)
+
+
+async def read_answer(reader: asyncio.StreamReader) -> tuple[bytes, bytes]:
+    """One whole (content-length) answer from ``reader``: its head and its body."""
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+    length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+    return head, await asyncio.wait_for(reader.readexactly(length), 5)
+
+
+def test_the_keep_alive_counts_from_the_end_of_an_answer_not_its_start() -> None:
+    async def scenario(server: HttpServer, app: App) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(get("/while"))  # answered after 1.6 s, past the 1.5 s keep-alive
+        assert (await read_answer(reader))[1] == b"slow "
+        # Idle 1.2 s since the answer: the server's once-a-second look comes in that time,
+        # and must find the connection young.
+        await asyncio.sleep(1.2)
+        writer.write(get("/echo", body=b"again"))
+        assert json.loads((await read_answer(reader))[1])["body"] == "again"
+        writer.close()
+
+    serve(scenario, keep_alive=1.5)
+
+
+def test_a_pause_inside_a_request_is_not_idleness() -> None:
+    async def scenario(server: HttpServer, app: App) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(b"POST /echo HTTP/1.1\r\nContent-Length: 5\r\n\r\n")
+        await asyncio.sleep(2.2)  # past the 1 s keep-alive: a request is arriving, not idle
+        writer.write(b"later")
+        assert json.loads((await read_answer(reader))[1])["body"] == "later"
+        writer.close()
+
+    serve(scenario, keep_alive=1.0)
+
+
+def test_a_request_held_behind_a_long_one_is_not_timed_while_it_waits() -> None:
+    async def scenario(server: HttpServer, app: App) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        second = get("/echo", body=b"two")
+        # The second request begins in the same read as the first: the server holds the
+        # rest of it unparsed for 1.6 s, past the 1 s read timeout, through no fault of the client.
+        writer.write(get("/while") + second[:10])
+        await asyncio.sleep(0.2)
+        writer.write(second[10:])
+        assert (await read_answer(reader))[1] == b"slow "
+        assert json.loads((await read_answer(reader))[1])["body"] == "two"
+        writer.close()
+
+    serve(scenario, read_timeout=1.0)
+
+
+def test_100_continue_owed_behind_a_request_in_progress_is_sent_once_it_is_answered() -> None:
+    async def scenario(server: HttpServer, app: App) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        expecting = b"POST /echo HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n"
+        writer.write(get("/slow") + expecting)
+        assert (await read_answer(reader))[1] == b"slow "
+        assert await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5) == b"HTTP/1.1 100 Continue\r\n\r\n"
+        writer.write(b"abc")
+        assert json.loads((await read_answer(reader))[1])["body"] == "abc"
+        writer.close()
+
+    serve(scenario)
+
+
+def test_a_closed_connection_whose_client_never_reads_is_dropped() -> None:
+    async def scenario(server: HttpServer, app: App) -> None:
+        with socket.create_connection(("127.0.0.1", server.port)) as sock:
+            sock.sendall(get("/echo"))
+            for _ in range(50):
+                await asyncio.sleep(0.02)
+                if server.connections:
+                    break
+            (conn,) = server.connections
+            # Writing never pauses (a high-water mark above the answer), so only the rule
+            # for closing connections can let go of it.
+            assert conn.transport is not None
+            conn.transport.set_write_buffer_limits(high=64 << 20)
+            sock.sendall(get("/big", "Connection: close\r\n"))
+            for _ in range(60):
+                await asyncio.sleep(0.1)
+                if not server.connections:
+                    break
+            assert not server.connections
+
+    serve(scenario, write_timeout=1.0)
+
+
+def test_a_check_that_fails_is_a_500_with_its_traceback(capsys: pytest.CaptureFixture[str]) -> None:
+    async def scenario(server: HttpServer, app: App) -> None:
+        (reply,) = answers(await exchange(server.port, get("/checkbug")))
+        assert reply[0] == 500
+        assert answers(await exchange(server.port, get("/echo", "Connection: close\r\n")))[0][0] == 200
+
+    serve(scenario)
+    assert "RuntimeError: a check's bug" in capsys.readouterr().err

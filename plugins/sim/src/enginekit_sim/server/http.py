@@ -18,21 +18,25 @@ connection closed:
   chunk): 400, as uvicorn answers it.
 
 Connections that hold up nothing but themselves are closed: one with nothing in progress
-that sends nothing for ``keep_alive`` seconds (vLLM's default is 5 s,
-``VLLM_HTTP_TIMEOUT_KEEP_ALIVE``); one whose request has not arrived whole
-``read_timeout`` seconds (:data:`READ_TIMEOUT`) after it began; one that reads nothing of a whole answer for
-``write_timeout`` seconds. A stream's writes are watched by the stream's writer (see
-``api._WriteWatch``). Pipelined requests are answered in order; while one is in
-progress, what follows is read but not parsed, up to :data:`MAX_HELD_BYTES`, so that a
-client that leaves is still seen to leave.
+that sends nothing for ``keep_alive`` seconds after its last answer (vLLM's default is
+5 s, ``VLLM_HTTP_TIMEOUT_KEEP_ALIVE``); one whose request has not arrived whole
+``read_timeout`` seconds (:data:`READ_TIMEOUT`) after it began, not counting time the
+server kept it waiting; one that reads nothing of a whole answer, or of what is left to
+send when closing, for ``write_timeout`` seconds. A stream's writes are watched by the
+stream's writer (see ``api._WriteWatch``). Pipelined requests are answered in order;
+while one is in progress, what follows is read but not parsed, up to
+:data:`MAX_HELD_BYTES`, so that a client that leaves is still seen to leave.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import email.utils
 import http
+import socket
+import struct
 import sys
 import time
 import traceback
@@ -50,6 +54,7 @@ MAX_HELD_BYTES = 64 * 1024
 #: Seconds a request may take to arrive whole, from its first byte, by default (a drip is dropped).
 READ_TIMEOUT = 60.0
 SERVER = b"enginekit-sim"
+_clock = time.monotonic
 JSON = b"application/json"
 _STATUS_LINES = {
     status.value: f"HTTP/1.1 {status.value} {status.phrase}\r\n".encode() for status in http.HTTPStatus
@@ -162,6 +167,15 @@ class Stream:
                 self._conn.write(b"0\r\n\r\n")
 
 
+def _report(request: Request) -> None:
+    """Print the exception being handled, a bug in answering ``request``, with its traceback."""
+    print(
+        f"enginekit-sim: error answering {request.method} {request.path}:\n{traceback.format_exc()}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 class _Refused(Exception):
     """Raised from a parser callback to stop parsing: the connection is answered and closed."""
 
@@ -178,7 +192,11 @@ class _Connection(asyncio.Protocol):
         self.http11 = True
         self.write_paused = False
         self.paused_since = 0.0
-        self.last_active = server.now
+        self.last_active = _clock()
+        #: When close() was asked for, for a client that never reads what is left; 0 before.
+        self.closing_since = 0.0
+        #: A request's head asked for 100 Continue while another was in progress.
+        self._continue_owed = False
         #: When the request being read began to arrive; 0 between requests.
         self.reading_since = 0.0
         #: Requests parsed and not yet answered, in order; a Reply is an answer the
@@ -213,7 +231,7 @@ class _Connection(asyncio.Protocol):
     def on_message_begin(self) -> None:
         self._begun = True
         self._begun_count += 1
-        self.reading_since = self.server.now
+        self.reading_since = _clock()
 
     def on_url(self, url: bytes) -> None:
         self._url += url
@@ -255,7 +273,11 @@ class _Connection(asyncio.Protocol):
             http11,
         )
         # Refused from its head alone (a missing key): no byte of the body is kept.
-        refused = self.server.check(request)
+        try:
+            refused = self.server.check(request)
+        except Exception:  # the check's bug, not the client's: a 500, said as a handler's is
+            _report(request)
+            refused = self.server.refusal(500, "Internal Server Error")
         if refused is not None:
             self._queue.append(refused)
             raise _Refused("refused by its head")
@@ -263,10 +285,13 @@ class _Connection(asyncio.Protocol):
         limit = self.server.max_body
         if length is not None and length.isdigit() and int(length) > limit:
             self._refuse(413, f"the request body is larger than {limit} bytes")
-        expects = headers.get("expect", "").lower() == "100-continue"
-        if expects and http11 and not self._queue and self._task is None:
-            # The client waits for this before sending its body (curl: up to a second).
-            self.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        if http11 and headers.get("expect", "").lower() == "100-continue":
+            # The client waits for this before sending its body (curl: up to a second);
+            # behind a request in progress it is owed, and sent once that is answered.
+            if not self._queue and self._task is None:
+                self.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            else:
+                self._continue_owed = True
 
     def on_body(self, body: bytes) -> None:
         self._body_size += len(body)
@@ -281,6 +306,7 @@ class _Connection(asyncio.Protocol):
             request.body = body[0] if len(body) == 1 else b"".join(body)
         self._request = None
         self.reading_since = 0.0
+        self._continue_owed = False
         self._reset_message()
         self._queue.append(request)
 
@@ -299,7 +325,7 @@ class _Connection(asyncio.Protocol):
         queue = self._queue
         if self.closed or (queue and type(queue[-1]) is Reply):
             return  # refused: nothing after the refusal is read
-        self.last_active = self.server.now
+        self.last_active = _clock()
         if self._task is not None or queue or self.write_paused:
             # A request is in progress: what comes after it waits, unparsed, until it is
             # answered. Reading goes on (so a client that leaves is seen, and its handler
@@ -345,7 +371,7 @@ class _Connection(asyncio.Protocol):
 
     def pause_writing(self) -> None:
         self.write_paused = True
-        self.paused_since = self.server.now
+        self.paused_since = _clock()
 
     def resume_writing(self) -> None:
         self.write_paused = False
@@ -360,12 +386,20 @@ class _Connection(asyncio.Protocol):
         queue, handler = self._queue, self.server.handler
         while not self.closed and not self.write_paused:
             if not queue:
+                # Everything answered: the keep-alive counts from here.
+                self.last_active = _clock()
+                if self._continue_owed:
+                    self._continue_owed = False
+                    self.write(b"HTTP/1.1 100 Continue\r\n\r\n")
                 if not self._held:
                     break
-                # Answered: parse what arrived meanwhile, and read again if that had stopped.
+                # Parse what arrived meanwhile, and read again if that had stopped. A request
+                # that began before is timed from now: the server kept it waiting, not its client.
                 held = b"".join(self._held)
                 self._held.clear()
                 self._held_bytes = 0
+                if self.reading_since:
+                    self.reading_since = self.last_active
                 if self._reading_paused:
                     self._reading_paused = False
                     self.transport.resume_reading()  # type: ignore[union-attr]
@@ -379,7 +413,6 @@ class _Connection(asyncio.Protocol):
                     self.close()
                 return
             assert type(item) is Request
-            self.last_active = self.server.now
             self.http11 = item.http11
             try:
                 outcome = handler(item)
@@ -411,11 +444,7 @@ class _Connection(asyncio.Protocol):
             self._next()
 
     def _internal_error(self, request: Request) -> None:
-        print(
-            f"enginekit-sim: error answering {request.method} {request.path}:\n{traceback.format_exc()}",
-            file=sys.stderr,
-            flush=True,
-        )
+        _report(request)
         self.send(self.server.refusal(500, "Internal Server Error"), keep_alive=False)
 
     def head(self, status: int, headers: tuple[tuple[bytes, bytes], ...]) -> bytes:
@@ -466,21 +495,33 @@ class _Connection(asyncio.Protocol):
         """Close once what was written is sent."""
         if not self.closed:
             self.closed = True
+            self.closing_since = _clock()
             self.transport.close()  # type: ignore[union-attr]
 
     def abort(self) -> None:
-        """Close at once, dropping what was written and not sent."""
+        """Close at once, dropping what was written and not sent, and the kernel's copy of it."""
         self.closed = True
-        if self.transport is not None:
-            self.transport.abort()
+        transport = self.transport
+        if transport is not None:
+            sock = transport.get_extra_info("socket")
+            if sock is not None:
+                # A reset rather than a FIN: an unread backlog is freed now, not after the
+                # kernel's orphan limits give up on a peer that never reads it.
+                with contextlib.suppress(OSError):
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            transport.abort()
+
+    def busy(self) -> bool:
+        """A request is waiting, running, or being written: the server, not the client, holds it up."""
+        return self._task is not None or bool(self._queue) or bool(self._held) or self.write_paused
 
     def idle_handler(self) -> bool:
         """No handler is running (a running one watches its own writes)."""
         return self._task is None
 
     def idle(self) -> bool:
-        """Nothing in progress: no request waiting, running or being written."""
-        return self._task is None and not self._queue and not self._held and not self.write_paused
+        """Nothing in progress: no request arriving, waiting, running or being written."""
+        return not self.reading_since and not self.busy()
 
 
 class HttpServer:
@@ -501,7 +542,6 @@ class HttpServer:
         self.keep_alive, self.write_timeout, self.read_timeout = keep_alive, write_timeout, read_timeout
         self._refusal = refusal
         self.connections: set[_Connection] = set()
-        self.now = time.monotonic()
         self.date = b""
         #: The head of a keep-alive 200 JSON answer, to format with the length and body.
         self.json_ok = b""
@@ -532,11 +572,10 @@ class HttpServer:
     def _tick(self) -> None:
         """Once a second: the Date header's value, and the connections that hold up nothing but themselves.
 
-        Closed: one idle (nothing in progress) for the keep-alive; one whose request has
-        not arrived whole ``read_timeout`` seconds after it began; one whose client has read nothing of
-        a whole answer for ``write_timeout`` (a stream's own watch times its writes).
+        The rules are the module's: the keep-alive, the read timeout and the write timeout,
+        each applied only where the client, not the server, holds the connection up.
         """
-        now = self.now = time.monotonic()
+        now = _clock()
         self.date = email.utils.formatdate(usegmt=True).encode()
         self.json_ok = (
             _STATUS_LINES[200]
@@ -544,14 +583,17 @@ class HttpServer:
             + b"content-length: %d\r\n\r\n%s"
         )
         for conn in list(self.connections):
-            if conn.idle() and now - conn.last_active >= self.keep_alive:
-                conn.close()
-                continue
-            slow_request = conn.reading_since and now - conn.reading_since >= self.read_timeout
-            unread = (
-                conn.write_paused and conn.idle_handler() and now - conn.paused_since >= self.write_timeout
-            )
-            if slow_request or unread:
+            if conn.closed:
+                # Closing waits for what is written to be read: not for ever.
+                if conn.closing_since and now - conn.closing_since >= self.write_timeout:
+                    conn.abort()
+            elif conn.idle():
+                if now - conn.last_active >= self.keep_alive:
+                    conn.close()
+            elif conn.reading_since and not conn.busy():
+                if now - conn.reading_since >= self.read_timeout:
+                    conn.abort()
+            elif conn.write_paused and conn.idle_handler() and now - conn.paused_since >= self.write_timeout:
                 conn.abort()
         self._ticker = asyncio.get_running_loop().call_later(1.0, self._tick)
 
