@@ -7,6 +7,7 @@ import importlib.util
 import json
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -187,7 +188,7 @@ def test_a_two_rank_sim_replica_runs_on_slurm_serves_a_completion_and_scancel_st
         for line in left:  # never leave this test's processes behind, whatever failed
             with contextlib.suppress(ProcessLookupError, ValueError):
                 os.kill(int(line.split(":", 1)[0]), 9)
-        Path(f"/tmp/enginekit-{job}.json").unlink(missing_ok=True)
+        shutil.rmtree(f"/tmp/enginekit-{job}", ignore_errors=True)
     assert not _squeue(job), "the job is still in the queue after scancel"
     assert not left, f"still running after scancel: {left}"
     assert key not in log.read_text(errors="replace")

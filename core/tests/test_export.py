@@ -532,13 +532,15 @@ def test_the_script_stops_unless_it_runs_on_the_first_node_where_rank_0_starts(
     for name, body in {
         "scontrol": f"echo {first}; echo n9",
         "sbcast": "exit 0",
-        "srun": 'echo "srun ran"',
+        "srun": 'case "$*" in *mkdir*) echo "made $*" ;; *) echo "srun ran" ;; esac',
+        "mkdir": "exit 0",
     }.items():
         (tmp_path / name).write_text(f"#!/bin/sh\n{body}\n")
         (tmp_path / name).chmod(0o755)
     environ = {
         "PATH": f"{tmp_path}:/usr/bin:/bin",
         "SLURM_JOB_ID": "7",
+        "SLURM_JOB_NUM_NODES": "2",
         "SLURM_JOB_NODELIST": "n[1,9]",
         "SLURMD_NODENAME": "n1",
         "SLURM_CPUS_ON_NODE": "4",
@@ -548,10 +550,11 @@ def test_the_script_stops_unless_it_runs_on_the_first_node_where_rank_0_starts(
         ["bash", "-s"], input=_script(key=False), capture_output=True, text=True, timeout=30, env=environ
     )
     if first == "n1":
-        assert (ran.returncode, ran.stdout) == (0, "srun ran\n"), ran.stderr
+        made = "made --nodes=2 --ntasks=2 --ntasks-per-node=1 mkdir -m 700 /tmp/enginekit-7\n"
+        assert (ran.returncode, ran.stdout) == (0, made + "srun ran\n"), ran.stderr
     else:
         assert ran.returncode == 1
-        assert "srun ran" not in ran.stdout
+        assert ran.stdout == ""  # nothing made on the nodes, no rank started
         assert "the batch script runs on n1, not on the first node n2, where rank 0 starts" in ran.stderr
 
 
@@ -590,3 +593,30 @@ def test_an_export_never_writes_a_startup_timeout_enginekit_run_would_refuse() -
     )
     line = RunLine(spec="/s.json", startup_timeout=123456.7)
     assert line.argv("enginekit")[-2:] == ["--startup-timeout", "123456.7"], "written exactly"
+
+
+def test_a_spec_directory_someone_made_before_the_job_stops_it_before_any_rank(tmp_path: Any) -> None:
+    # srun's mkdir fails where the path exists (another user's, made ahead of a guessable
+    # job id): set -e stops the script, so nothing is written there or read from it.
+    for name, body in {
+        "scontrol": "echo n1; echo n9",
+        "sbcast": 'echo "sbcast ran"',
+        "srun": 'case "$*" in *mkdir*) echo "mkdir: File exists" >&2; exit 1 ;; *) echo "srun ran" ;; esac',
+    }.items():
+        (tmp_path / name).write_text(f"#!/bin/sh\n{body}\n")
+        (tmp_path / name).chmod(0o755)
+    environ = {
+        "PATH": f"{tmp_path}:/usr/bin:/bin",
+        "SLURM_JOB_ID": "7",
+        "SLURM_JOB_NUM_NODES": "2",
+        "SLURM_JOB_NODELIST": "n[1,9]",
+        "SLURMD_NODENAME": "n1",
+        "SLURM_CPUS_ON_NODE": "4",
+        "TMPDIR": str(tmp_path),
+    }
+    ran = subprocess.run(
+        ["bash", "-s"], input=_script(key=False), capture_output=True, text=True, timeout=30, env=environ
+    )
+    assert ran.returncode != 0
+    assert ran.stdout == ""  # neither sbcast nor a rank ran
+    assert "File exists" in ran.stderr

@@ -9,7 +9,9 @@ from enginekit.export.runline import RunLine
 from enginekit.export.template import RankTemplate, readable_json
 
 #: Where every node keeps its copy of the rank template; the job id makes it the job's own.
-SPEC_PATH = "/tmp/enginekit-${SLURM_JOB_ID}.json"
+#: A directory of the job's own on every node, and the spec in it.
+SPEC_DIR = "/tmp/enginekit-${SLURM_JOB_ID}"
+SPEC_PATH = SPEC_DIR + "/spec.json"
 #: Ends the here-document; JSON text never holds it alone on a line.
 SPEC_END = "ENGINEKIT_SPEC"
 #: What Slurm gives every task: its rank among the tasks, and the address of the node srun
@@ -57,17 +59,6 @@ def script(exported: RankTemplate, options: SlurmOptions, *, key: bool) -> str:
     lines += ["set -euo pipefail", ""]
     if key:
         lines += _key(options)
-    lines += [
-        "# The spec every rank starts from (it holds no secret); sbcast copies it to every node.",
-        'spec_source="$(mktemp)"',
-        f"cat > \"$spec_source\" <<'{SPEC_END}'",
-        readable_json(exported.template.to_dict()),
-        SPEC_END,
-        f'spec="{SPEC_PATH}"',
-        'sbcast --force "$spec_source" "$spec"',
-        'rm -f "$spec_source"',
-        "",
-    ]
     run = RunLine(
         spec="$spec",  # expanded by this script's shell: srun gets the path, never a shell string
         rank_env=RANK_ENV,
@@ -98,6 +89,25 @@ def script(exported: RankTemplate, options: SlurmOptions, *, key: bool) -> str:
             "  exit 1",
             "fi",
         ]
+    # Only once the script knows it will start the ranks.
+    lines += [
+        "",
+        "# The spec every rank starts from (it holds no secret); sbcast copies it to every node.",
+        'spec_source="$(mktemp)"',
+        f"cat > \"$spec_source\" <<'{SPEC_END}'",
+        readable_json(exported.template.to_dict()),
+        SPEC_END,
+        "# Into a directory of the job's own on every node, made fresh: the job id is easy to",
+        "# guess, and mkdir fails where the path exists, so no file another user put there is",
+        "# ever written, or read as the spec.",
+        f'spec_dir="{SPEC_DIR}"',
+        'srun --nodes="$SLURM_JOB_NUM_NODES" --ntasks="$SLURM_JOB_NUM_NODES" --ntasks-per-node=1 \\',
+        '  mkdir -m 700 "$spec_dir"',
+        'spec="$spec_dir/spec.json"',
+        'sbcast --force "$spec_source" "$spec"',
+        'rm -f "$spec_source"',
+        "",
+    ]
     # --distribution=block: task i on the allocation's node i, whatever SLURM_DISTRIBUTION the
     # submitter's environment holds (the option wins over it), so rank 0 is on the first node.
     srun = [
