@@ -523,18 +523,9 @@ def test_a_replica_listing_too_few_nodes_is_refused_not_a_crash(one_host: bool) 
     )
 
 
-@pytest.mark.skipif(shutil.which("bash") is None, reason="no bash here to run the script")
-@pytest.mark.parametrize("first", ["n1", "n2"])
-def test_the_script_stops_unless_it_runs_on_the_first_node_where_rank_0_starts(
-    first: str, tmp_path: Any
-) -> None:
-    # Stand-ins for Slurm's commands: scontrol lists the allocation, sbcast and srun say they ran.
-    for name, body in {
-        "scontrol": f"echo {first}; echo n9",
-        "sbcast": "exit 0",
-        "srun": 'case "$*" in *mkdir*) echo "made $*" ;; *) echo "srun ran" ;; esac',
-        "mkdir": "exit 0",
-    }.items():
+def _run_with_stand_ins(tmp_path: Any, commands: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """The script run by bash, with Slurm's commands replaced by the shell ``commands`` given."""
+    for name, body in commands.items():
         (tmp_path / name).write_text(f"#!/bin/sh\n{body}\n")
         (tmp_path / name).chmod(0o755)
     environ = {
@@ -546,8 +537,24 @@ def test_the_script_stops_unless_it_runs_on_the_first_node_where_rank_0_starts(
         "SLURM_CPUS_ON_NODE": "4",
         "TMPDIR": str(tmp_path),
     }
-    ran = subprocess.run(
+    return subprocess.run(
         ["bash", "-s"], input=_script(key=False), capture_output=True, text=True, timeout=30, env=environ
+    )
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="no bash here to run the script")
+@pytest.mark.parametrize("first", ["n1", "n2"])
+def test_the_script_stops_unless_it_runs_on_the_first_node_where_rank_0_starts(
+    first: str, tmp_path: Any
+) -> None:
+    # Stand-ins for Slurm's commands: scontrol lists the allocation, sbcast and srun say they ran.
+    ran = _run_with_stand_ins(
+        tmp_path,
+        {
+            "scontrol": f"echo {first}; echo n9",
+            "sbcast": "exit 0",
+            "srun": 'case "$*" in *mkdir*) echo "made $*" ;; *) echo "srun ran" ;; esac',
+        },
     )
     if first == "n1":
         made = "made --nodes=2 --ntasks=2 --ntasks-per-node=1 mkdir -m 700 /tmp/enginekit-7\n"
@@ -595,27 +602,17 @@ def test_an_export_never_writes_a_startup_timeout_enginekit_run_would_refuse() -
     assert line.argv("enginekit")[-2:] == ["--startup-timeout", "123456.7"], "written exactly"
 
 
+@pytest.mark.skipif(shutil.which("bash") is None, reason="no bash here to run the script")
 def test_a_spec_directory_someone_made_before_the_job_stops_it_before_any_rank(tmp_path: Any) -> None:
     # srun's mkdir fails where the path exists (another user's, made ahead of a guessable
     # job id): set -e stops the script, so nothing is written there or read from it.
-    for name, body in {
-        "scontrol": "echo n1; echo n9",
-        "sbcast": 'echo "sbcast ran"',
-        "srun": 'case "$*" in *mkdir*) echo "mkdir: File exists" >&2; exit 1 ;; *) echo "srun ran" ;; esac',
-    }.items():
-        (tmp_path / name).write_text(f"#!/bin/sh\n{body}\n")
-        (tmp_path / name).chmod(0o755)
-    environ = {
-        "PATH": f"{tmp_path}:/usr/bin:/bin",
-        "SLURM_JOB_ID": "7",
-        "SLURM_JOB_NUM_NODES": "2",
-        "SLURM_JOB_NODELIST": "n[1,9]",
-        "SLURMD_NODENAME": "n1",
-        "SLURM_CPUS_ON_NODE": "4",
-        "TMPDIR": str(tmp_path),
-    }
-    ran = subprocess.run(
-        ["bash", "-s"], input=_script(key=False), capture_output=True, text=True, timeout=30, env=environ
+    ran = _run_with_stand_ins(
+        tmp_path,
+        {
+            "scontrol": "echo n1; echo n9",
+            "sbcast": 'echo "sbcast ran"',
+            "srun": 'case "$*" in *mkdir*) echo "mkdir: File exists" >&2; exit 1 ;; *) echo "srun ran" ;; esac',
+        },
     )
     assert ran.returncode != 0
     assert ran.stdout == ""  # neither sbcast nor a rank ran
