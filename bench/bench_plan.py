@@ -30,8 +30,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from enginekit import Engine, GPUInfo, Registry, ShardSpec
-from enginekit.checks import arg_policy_problems, bounds_problems, validate_common
-from enginekit.speccheck import check_spec
+from enginekit.policy.checks import arg_policy_problems, bounds_problems, validate_common
+from enginekit.spec.rules import check_spec
 
 MODEL = "/models/meta-llama/Llama-3.1-70B-Instruct"
 ARGS = ("--max-model-len", "32768", "--gpu-memory-utilization", "0.92", "--enable-prefix-caching")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from enginekit import ShardSpec
 from enginekit.cli import main
-from enginekit.convert import load_document, structure
+from enginekit.spec.convert import load_document, structure
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SPECS = sorted(p for p in EXAMPLES.glob("*.toml") if p.name != "node-config.toml")

@@ -11,7 +11,7 @@ import attrs
 import pytest
 from enginekit import load_spec
 from enginekit.cli import main
-from enginekit.replica import expand, load_replica, with_addresses
+from enginekit.replica.spec import expand, load_replica, with_addresses
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from enginekit.cli import main
-from enginekit.convert import load_document
+from enginekit.spec.convert import load_document
 
 from tests.conftest import EXAMPLES
 

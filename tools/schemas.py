@@ -4,7 +4,7 @@ The shard spec's schema comes from ``ShardSpec`` (and ``Profile``, ``Adapter``),
 plan's from the classes ``LaunchPlan.from_dict`` reads it with, so a field added to the
 model and not to the schema fails ``--check`` (run by the test suite)::
 
-    python tools/schemas.py          # rewrite core/src/enginekit/schemas/*.json
+    python tools/schemas.py          # rewrite core/src/enginekit/plan/schemas/*.json
     python tools/schemas.py --check  # exit 1, naming the stale files, when they differ
 """
 
@@ -22,14 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from enginekit.convert import INT64_MAX, INT64_MIN
-from enginekit.formats import FORMAT_VERSION, SCHEMA_FILES
-from enginekit.model import ShardSpec
-from enginekit.plan import LEADER_EXIT_CHOICES
-from enginekit.planformat import _PlanDoc
-from enginekit.specio import GO_NAMES
+from enginekit.plan.format import _PlanDoc
+from enginekit.plan.formats import FORMAT_VERSION, SCHEMA_FILES
+from enginekit.plan.leader import LEADER_EXIT_CHOICES
+from enginekit.spec.convert import INT64_MAX, INT64_MIN
+from enginekit.spec.model import GO_NAMES, ShardSpec
 
-SCHEMA_DIR = Path(__file__).resolve().parents[1] / "core" / "src" / "enginekit" / "schemas"
+SCHEMA_DIR = Path(__file__).resolve().parents[1] / "core" / "src" / "enginekit" / "plan" / "schemas"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 #: The schemas' identifiers: names, not addresses; nothing is fetched from them.
 ID_BASE = "urn:enginekit:schema:"
@@ -129,7 +128,9 @@ def class_schema(
 ) -> dict[str, Any]:
     """An object schema: every field, its type and what it holds; unknown fields refused."""
     # The plan's reading classes are private and uncommented: their notes are kept here.
-    notes = {**PLAN_NOTES, **field_notes(cls)} if cls.__module__.endswith("planformat") else field_notes(cls)
+    notes = (
+        {**PLAN_NOTES, **field_notes(cls)} if cls.__module__ == "enginekit.plan.format" else field_notes(cls)
+    )
     rename = (names or {}).get(cls, {})
     properties: dict[str, Any] = {}
     required = []

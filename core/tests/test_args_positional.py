@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from enginekit.args import ArgSyntax, load_format_problem, positional_problems
+from enginekit.policy.args import ArgSyntax, load_format_problem, positional_problems
 
 SYNTAX = ArgSyntax(
     known={

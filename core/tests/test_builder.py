@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import pytest
 from enginekit import ShardSpec
-from enginekit.builder import KEY_WHY, CommandBuilder, host_port, is_ip, leader_endpoint, node_ip
-from enginekit.ncclenv import placement_env
+from enginekit.placement.builder import KEY_WHY, CommandBuilder, host_port, is_ip, leader_endpoint, node_ip
+from enginekit.placement.env import placement_env
 
 Make = Callable[..., ShardSpec]
 KEY = "sk-builder-0123456789abcdef"

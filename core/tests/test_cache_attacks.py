@@ -24,11 +24,11 @@ from enginekit import (
     SpecError,
     hookimpl,
 )
-from enginekit.builder import CommandBuilder
-from enginekit.envpolicy import EnvPolicy
-from enginekit.ncclenv import placement_env
-from enginekit.policy import EnginePolicy
-from enginekit.text import UNSAFE_CHARACTERS
+from enginekit.base.text import UNSAFE_CHARACTERS
+from enginekit.placement.builder import CommandBuilder
+from enginekit.placement.env import placement_env
+from enginekit.policy.engine import EnginePolicy
+from enginekit.policy.env import EnvPolicy
 
 KEY = "sk-Q7vXr2Lm9ZpK4wTb8NcYs3Hd"
 ENGINE = "x"

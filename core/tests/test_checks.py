@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 import pytest
 from enginekit import Adapter, GPUInfo, Profile
-from enginekit.args import (
+from enginekit.policy.args import (
     ArgSyntax,
     code_loading_problems,
     find_options,
@@ -13,8 +13,13 @@ from enginekit.args import (
     option_values,
     secret_option_problems,
 )
-from enginekit.checks import arg_policy_problems, quantization_of, require_compute_capability, validate_common
-from enginekit.policy import EnginePolicy
+from enginekit.policy.checks import (
+    arg_policy_problems,
+    quantization_of,
+    require_compute_capability,
+    validate_common,
+)
+from enginekit.policy.engine import EnginePolicy
 
 H100 = GPUInfo(index=0, name="NVIDIA H100", compute_capability="9.0")
 A10 = GPUInfo(index=1, name="NVIDIA A10", compute_capability="8.6")

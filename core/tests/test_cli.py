@@ -314,7 +314,7 @@ def test_help_lists_every_subcommand_and_the_exit_statuses(capsys: pytest.Captur
 
 def test_the_default_config_path_in_the_help_is_the_one_read() -> None:
     from enginekit.cli.parser import DEFAULT_CONFIG
-    from enginekit.config import DEFAULT_CONFIG_PATH
+    from enginekit.platform.config import DEFAULT_CONFIG_PATH
 
     assert Path(DEFAULT_CONFIG) == DEFAULT_CONFIG_PATH
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from enginekit.cli import main
 from enginekit.cli.parser import SCHEMA_KINDS
-from enginekit.formats import SCHEMA_FILES, schema_text
-from enginekit.specio import load_spec
+from enginekit.plan.formats import SCHEMA_FILES, schema_text
+from enginekit.spec.io import load_spec
 
 KEY = "sk-formats-0123456789abcdef"
 SPEC = f"""

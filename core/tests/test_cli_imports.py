@@ -12,22 +12,27 @@ import pytest
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "vllm-single-node-tp8.toml"
 #: What planning a shard needs, and no listing of engines does.
-PLANNING = {"enginekit.engine", "enginekit.plan", "enginekit.speccheck", "enginekit.cli.plans"}
+PLANNING = {
+    "enginekit.platform.engine",
+    "enginekit.plan.launch",
+    "enginekit.spec.rules",
+    "enginekit.cli.plans",
+}
 #: What running an engine's programs needs.
-RUNNING = {"enginekit.cli.probe", "enginekit.cli.process"}
+RUNNING = {"enginekit.cli.probe", "enginekit.run.process"}
 #: What building a shard's commands needs, and listing engines does not: the reading of
 #: arguments, the model, the env rules, reading documents and specs.
 BUILDING = {
-    "enginekit.args",
-    "enginekit.model",
-    "enginekit.policy",
-    "enginekit.envpolicy",
-    "enginekit.ncclenv",
-    "enginekit.builder",
-    "enginekit.checks",
-    "enginekit.launcher",
-    "enginekit.convert",
-    "enginekit.specio",
+    "enginekit.policy.args",
+    "enginekit.spec.model",
+    "enginekit.policy.engine",
+    "enginekit.policy.env",
+    "enginekit.placement.env",
+    "enginekit.placement.builder",
+    "enginekit.policy.checks",
+    "enginekit.placement.launcher",
+    "enginekit.spec.convert",
+    "enginekit.spec.io",
 }
 #: The modules of the engine plugins that only their planning hooks use.
 PLUGIN_PLANNING = {"launch", "validation", "policy", "argpolicy", "notes", "serveargs", "build"}
@@ -59,10 +64,10 @@ def test_importing_the_cli_imports_only_what_reading_arguments_needs() -> None:
     )
     loaded = set(json.loads(out.stdout))
     heavy = {
-        "enginekit.config",
-        "enginekit.registry",
-        "enginekit.convert",
-        "enginekit.model",
+        "enginekit.platform.config",
+        "enginekit.platform.registry",
+        "enginekit.spec.convert",
+        "enginekit.spec.model",
         "cattrs",
         "pluggy",
     }
@@ -73,7 +78,7 @@ def test_importing_the_cli_imports_only_what_reading_arguments_needs() -> None:
 def test_version_reads_metadata_and_imports_no_engine_nor_the_config() -> None:
     loaded = imported_by("--version")
     assert not {name for name in loaded if name.startswith("enginekit_")}
-    assert not {"enginekit.config", "enginekit.convert", "cattrs", *PLANNING, *RUNNING} & loaded
+    assert not {"enginekit.platform.config", "enginekit.spec.convert", "cattrs", *PLANNING, *RUNNING} & loaded
 
 
 def test_engines_imports_the_engines_but_no_planning_code() -> None:

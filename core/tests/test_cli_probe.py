@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from enginekit.cli import main
-from enginekit.cli.process import MAX_OUTPUT_BYTES, CannotRun, run_program
+from enginekit.run.process import MAX_OUTPUT_BYTES, CannotRun, run_program
 
 KEY = "sk-probe-0123456789abcdef"
 PLUGIN = """

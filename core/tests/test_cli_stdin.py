@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from enginekit.cli import main
-from enginekit.convert import MAX_DOCUMENT_BYTES
+from enginekit.spec.convert import MAX_DOCUMENT_BYTES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -19,14 +19,14 @@ from typing import Any, ClassVar
 import attrs
 import pytest
 from enginekit import Command, EngineError, Profile, ShardSpec, hookimpl
-from enginekit.args import ArgSyntax, ParsedArgs
-from enginekit.builder import CommandBuilder, leader_endpoint, node_ip
-from enginekit.checks import validate_common
-from enginekit.convert import structure, unstructure
-from enginekit.envpolicy import EnvPolicy
-from enginekit.errors import SpecError
-from enginekit.policy import EnginePolicy, EnvDeny
-from enginekit.speccheck import check_spec
+from enginekit.base.errors import SpecError
+from enginekit.placement.builder import CommandBuilder, leader_endpoint, node_ip
+from enginekit.policy.args import ArgSyntax, ParsedArgs
+from enginekit.policy.checks import validate_common
+from enginekit.policy.engine import EnginePolicy, EnvDeny
+from enginekit.policy.env import EnvPolicy
+from enginekit.spec.convert import structure, unstructure
+from enginekit.spec.rules import check_spec
 from enginekit.testing import (
     SHAPES,
     TEST_API_KEY,
@@ -759,8 +759,8 @@ def test_the_kit_loads_without_hypothesis_until_a_strategy_is_used() -> None:
 
 _INNER = """
     from enginekit import hookimpl
-    from enginekit.builder import CommandBuilder
-    from enginekit.policy import EnginePolicy
+    from enginekit.placement.builder import CommandBuilder
+    from enginekit.policy.engine import EnginePolicy
     from enginekit.testing import EngineConformance
 
 
@@ -811,7 +811,7 @@ def test_a_broken_engine_fails_the_suite_with_the_reason(pytester: pytest.Pytest
 def test_the_plugin_provides_the_factory_fixtures(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_fixtures="""
-        from enginekit.speccheck import check_spec
+        from enginekit.spec.rules import check_spec
 
         def test_fixtures(make_shard, make_profile):
             shard = make_shard(make_profile(engine="mini", tp=2))

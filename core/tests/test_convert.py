@@ -7,7 +7,7 @@ import json
 import attrs
 import pytest
 from enginekit import Adapter, Profile, ShardSpec, SpecError
-from enginekit.convert import parse_document, structure, unstructure
+from enginekit.spec.convert import parse_document, structure, unstructure
 from hypothesis import given
 from hypothesis import strategies as st
 

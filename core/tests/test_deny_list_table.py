@@ -22,7 +22,7 @@ test_engine_env_policy.py pins how the core applies them.
 from __future__ import annotations
 
 import pytest
-from enginekit.envpolicy import DENY_GROUPS, EnvPolicy, unsafe_env
+from enginekit.policy.env import DENY_GROUPS, EnvPolicy, unsafe_env
 
 # The group each entry belongs to, by a phrase of the reason the policy gives for it.
 LOADER = "the dynamic loader or libc"

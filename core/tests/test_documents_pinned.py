@@ -14,7 +14,8 @@ from pathlib import Path
 import attrs
 import pytest
 from enginekit import Profile, ShardSpec
-from enginekit.convert import (
+from enginekit.base.errors import SpecError
+from enginekit.spec.convert import (
     INT64_MAX,
     INT64_MIN,
     MAX_DOCUMENT_BYTES,
@@ -27,7 +28,6 @@ from enginekit.convert import (
     structure,
     unstructure,
 )
-from enginekit.errors import SpecError
 
 BASE = {"name": "p", "engine": "x"}
 

@@ -8,10 +8,10 @@ from collections.abc import Callable
 
 import pytest
 from enginekit import Command, EngineError, LaunchPlan, Profile, ShardSpec, SpecError, hookimpl
-from enginekit.args import ArgSyntax, ParsedArgs
-from enginekit.builder import CommandBuilder
-from enginekit.envpolicy import EnvPolicy
-from enginekit.policy import NO_POLICY, EnginePolicy
+from enginekit.placement.builder import CommandBuilder
+from enginekit.policy.args import ArgSyntax, ParsedArgs
+from enginekit.policy.engine import NO_POLICY, EnginePolicy
+from enginekit.policy.env import EnvPolicy
 from enginekit.testing import check_engine, engine_for
 from hypothesis import given
 from hypothesis import strategies as st

@@ -12,8 +12,10 @@ from collections.abc import Callable
 
 import pytest
 from enginekit import Command, Registry, ShardSpec, hookimpl
-from enginekit.builder import CommandBuilder
-from enginekit.envpolicy import (
+from enginekit.placement.builder import CommandBuilder
+from enginekit.placement.env import EnvBuild, apply_profile_env
+from enginekit.policy.engine import EnginePolicy, EnvDeny
+from enginekit.policy.env import (
     DEFAULT_POLICY,
     DENY_GROUPS,
     OPEN_NAMESPACES,
@@ -22,8 +24,6 @@ from enginekit.envpolicy import (
     RESERVED_PREFIXES,
     EnvPolicy,
 )
-from enginekit.ncclenv import EnvBuild, apply_profile_env
-from enginekit.policy import EnginePolicy, EnvDeny
 
 Make = Callable[..., ShardSpec]
 

@@ -8,8 +8,8 @@ environment. The deny list and the reserved keys have tables of their own
 from __future__ import annotations
 
 import pytest
-from enginekit.envpolicy import DEFAULT_POLICY, MAX_KEY_LENGTH, MAX_VALUE_LENGTH, EnvPolicy, unsafe_env
-from enginekit.policy import EnginePolicy
+from enginekit.policy.engine import EnginePolicy
+from enginekit.policy.env import DEFAULT_POLICY, MAX_KEY_LENGTH, MAX_VALUE_LENGTH, EnvPolicy, unsafe_env
 
 SUFFIX = "denied: its name says it points at a file, directory, module or program"
 UNKNOWN = "unknown: not in a namespace this site opens to profiles"

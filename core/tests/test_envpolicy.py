@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from enginekit.envpolicy import DEFAULT_POLICY, DENY_GROUPS, RESERVED, EnvPolicy, unsafe_env
+from enginekit.policy.env import DEFAULT_POLICY, DENY_GROUPS, RESERVED, EnvPolicy, unsafe_env
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from enginekit.config import EnvPolicyConfig
-from enginekit.envpolicy import DENY_GROUPS, RESERVED, EnvPolicy
-from enginekit.errors import ConfigError
+from enginekit.base.errors import ConfigError
+from enginekit.platform.config import EnvPolicyConfig
+from enginekit.policy.env import DENY_GROUPS, RESERVED, EnvPolicy
 from hypothesis import given
 from hypothesis import strategies as st
 

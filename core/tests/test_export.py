@@ -9,8 +9,7 @@ from typing import Any
 
 import attrs
 import pytest
-from enginekit.config import load_config
-from enginekit.errors import SpecError
+from enginekit.base.errors import SpecError
 from enginekit.export.lws import manifest
 from enginekit.export.options import (
     ExportError,
@@ -24,7 +23,8 @@ from enginekit.export.options import (
 from enginekit.export.runline import RunLine
 from enginekit.export.slurm import script
 from enginekit.export.template import RankTemplate, rank_template, readable_json
-from enginekit.replica import load_replica
+from enginekit.platform.config import load_config
+from enginekit.replica.spec import load_replica
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

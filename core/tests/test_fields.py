@@ -6,9 +6,8 @@ from pathlib import Path
 
 import attrs
 import pytest
-from enginekit.convert import structure
-from enginekit.errors import SpecError
-from enginekit.fields import (
+from enginekit.base.errors import SpecError
+from enginekit.policy.fields import (
     allow_args,
     check_allow_args,
     executable,
@@ -16,6 +15,7 @@ from enginekit.fields import (
     resolve_executable,
     version,
 )
+from enginekit.spec.convert import structure
 
 RISKY = frozenset({"--trust-remote-code", "--allowed-local-media-path"})
 NEVER = frozenset({"--api-key", "--port"})
@@ -215,7 +215,7 @@ def test_a_version_field_that_is_no_string_is_refused() -> None:
 
 def test_allow_args_is_a_tuple_and_the_version_field_takes_pre_releases_by_default() -> None:
     import attrs
-    from enginekit.fields import allow_args, check_version, version
+    from enginekit.policy.fields import allow_args, check_version, version
 
     @attrs.frozen
     class Config:
@@ -230,7 +230,7 @@ def test_allow_args_is_a_tuple_and_the_version_field_takes_pre_releases_by_defau
 
 
 def test_an_absolute_path_with_an_empty_part_is_refused() -> None:
-    from enginekit.fields import executable_problem
+    from enginekit.policy.fields import executable_problem
 
     for path in ("//opt/vllm/bin/vllm", "/opt//vllm", "/opt/vllm/"):
         assert executable_problem(path) is not None, path

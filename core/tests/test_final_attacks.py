@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from enginekit import Command, GPUInfo, Profile, Registry, hookimpl
-from enginekit.builder import CommandBuilder
-from enginekit.model import ShardSpec
+from enginekit.placement.builder import CommandBuilder
+from enginekit.spec.model import ShardSpec
 
 
 class _Plain:

@@ -34,8 +34,8 @@ from enginekit import (
     schema,
 )
 from enginekit.cli import main
-from enginekit.model import Profile
-from enginekit.ncclenv import DroppedVar
+from enginekit.placement.env import DroppedVar
+from enginekit.spec.model import Profile
 from enginekit.testing.factories import make_profile, make_shard
 from hypothesis import HealthCheck, given, settings
 
@@ -413,10 +413,10 @@ def test_importing_enginekit_loads_nothing_it_does_not_use() -> None:
     code = """
 import sys, enginekit
 assert "pluggy" not in sys.modules and "cattrs" not in sys.modules
-assert not any(m.startswith("enginekit.") and m not in ("enginekit._version", "enginekit.lazy") for m in sys.modules), sorted(sys.modules)
+assert not any(m.startswith("enginekit.") and m not in ("enginekit._version", "enginekit.base", "enginekit.base.lazy") for m in sys.modules), sorted(sys.modules)
 assert set(enginekit.__all__) <= set(dir(enginekit))
 enginekit.FORMAT_VERSION, enginekit.ShardSpec, enginekit.load_spec, enginekit.LaunchPlan
-assert "pluggy" not in sys.modules and "enginekit.registry" not in sys.modules
+assert "pluggy" not in sys.modules and "enginekit.platform.registry" not in sys.modules
 try:
     enginekit.no_such_name
 except AttributeError as exc:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from enginekit.launcher import FileArg, launcher_args
+from enginekit.placement.launcher import FileArg, launcher_args
 
 STAND_IN = """
 import json, os, stat, sys

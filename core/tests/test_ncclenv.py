@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import attrs
 from enginekit import Profile, ShardSpec
-from enginekit.envpolicy import RESERVED, EnvPolicy
-from enginekit.ncclenv import nccl_env, placement_env, shard_env
+from enginekit.placement.env import nccl_env, placement_env, shard_env
+from enginekit.policy.env import RESERVED, EnvPolicy
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from enginekit.args import ArgSyntax
-from enginekit.fields import Allowable
-from enginekit.optiontable import OptionTable, OptionTableError, check_option_document
+from enginekit.policy.args import ArgSyntax
+from enginekit.policy.fields import Allowable
+from enginekit.policy.optiontable import OptionTable, OptionTableError, check_option_document
 
 
 def document() -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 import pytest
-from enginekit.args import ArgSyntax, OptionUse, ParsedArgs, find_options, option_values
+from enginekit.policy.args import ArgSyntax, OptionUse, ParsedArgs, find_options, option_values
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -189,7 +189,7 @@ def test_the_same_arguments_are_read_once() -> None:
 
 
 def test_the_memo_is_bounded_whatever_a_control_plane_sends() -> None:
-    from enginekit import args as args_module
+    from enginekit.policy import args as args_module
 
     limit = args_module._CACHE_LIMIT
     syntax = ArgSyntax(known=KNOWN)
@@ -224,7 +224,7 @@ def test_long_tokens_and_long_argument_lists_are_read_again_not_remembered() -> 
 
 
 def test_a_second_stray_token_points_at_the_first_even_at_index_0() -> None:
-    from enginekit.args import positional_problems
+    from enginekit.policy.args import positional_problems
 
     syntax = ArgSyntax(known={"--a"})
     problems = positional_problems("p", syntax.parse(["x", "y"]), arity={"--a": 1})
@@ -233,7 +233,7 @@ def test_a_second_stray_token_points_at_the_first_even_at_index_0() -> None:
 
 
 def test_what_a_token_takes_is_remembered_per_arity_never_across_arities() -> None:
-    from enginekit.args import positional_problems
+    from enginekit.policy.args import positional_problems
 
     syntax = ArgSyntax(known={"--stream"})
     one, none = {"--stream": 1}, {"--stream": 0}

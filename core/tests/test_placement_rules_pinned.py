@@ -10,10 +10,8 @@ from collections.abc import Callable
 
 import pytest
 from enginekit import Adapter, Command, ShardSpec, hookimpl
-from enginekit.builder import CommandBuilder
-from enginekit.envpolicy import DEFAULT_POLICY
-from enginekit.model import is_mig
-from enginekit.ncclenv import (
+from enginekit.placement.builder import CommandBuilder
+from enginekit.placement.env import (
     GENERATED,
     TUNABLE,
     DroppedVar,
@@ -22,8 +20,10 @@ from enginekit.ncclenv import (
     nccl_env,
     placement_env,
 )
-from enginekit.policy import EnginePolicy
-from enginekit.speccheck import check_spec
+from enginekit.policy.engine import EnginePolicy
+from enginekit.policy.env import DEFAULT_POLICY
+from enginekit.spec.model import is_mig
+from enginekit.spec.rules import check_spec
 from enginekit.testing import engine_for
 
 Make = Callable[..., ShardSpec]

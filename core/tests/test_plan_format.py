@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 from enginekit import FORMAT_VERSION, Command, LaunchPlan, SpecError
-from enginekit.convert import unstructure
-from enginekit.model import Profile, ShardSpec
-from enginekit.ncclenv import DroppedVar
-from enginekit.plan import MUST_BE_STOPPED, STOPS
+from enginekit.placement.env import DroppedVar
+from enginekit.plan.leader import MUST_BE_STOPPED, STOPS
+from enginekit.spec.convert import unstructure
+from enginekit.spec.model import Profile, ShardSpec
 
 KEY = "secret-key-0123456789"
 

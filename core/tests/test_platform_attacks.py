@@ -14,14 +14,14 @@ from typing import Any
 import attrs
 import pytest
 from enginekit import Command, EngineError, SpecError, hookimpl
-from enginekit.args import ArgSyntax, ParsedArgs
-from enginekit.builder import CommandBuilder
-from enginekit.envpolicy import EnvPolicy
-from enginekit.model import Profile, ShardSpec
-from enginekit.policy import EnginePolicy, EnvDeny
-from enginekit.registry import Registry
-from enginekit.speccheck import check_spec
-from enginekit.text import UNSAFE_CHARACTERS
+from enginekit.base.text import UNSAFE_CHARACTERS
+from enginekit.placement.builder import CommandBuilder
+from enginekit.platform.registry import Registry
+from enginekit.policy.args import ArgSyntax, ParsedArgs
+from enginekit.policy.engine import EnginePolicy, EnvDeny
+from enginekit.policy.env import EnvPolicy
+from enginekit.spec.model import Profile, ShardSpec
+from enginekit.spec.rules import check_spec
 
 KEY = "sk-Q7vXr2Lm9ZpK4wTb8NcYs3Hd"
 ENGINE = "x"
@@ -545,7 +545,7 @@ def test_opening_a_loader_prefix_opens_nothing_the_deny_list_refuses() -> None:
 def test_the_placement_cache_answers_for_the_shard_asked_about() -> None:
     """The last-shard cache is keyed by identity and holds the spec alive: an equal-looking
     shard on other GPUs (a new object, possibly at a freed address) gets its own placement."""
-    from enginekit.ncclenv import placement_env
+    from enginekit.placement.env import placement_env
 
     for index in range(200):
         first = _shard(gpu_indices=(index % 8,))

@@ -10,7 +10,9 @@ from collections.abc import Callable
 
 import pytest
 from enginekit import Adapter, Command, GPUInfo, Profile, Registry, ShardSpec, hookimpl
-from enginekit.args import (
+from enginekit.base.errors import SpecError
+from enginekit.placement.builder import CommandBuilder
+from enginekit.policy.args import (
     ArgSyntax,
     code_loading_problems,
     find_options,
@@ -19,8 +21,7 @@ from enginekit.args import (
     positional_problems,
     spelling,
 )
-from enginekit.builder import CommandBuilder
-from enginekit.checks import (
+from enginekit.policy.checks import (
     MAX_ADAPTERS,
     MAX_ARGS,
     MAX_ENV,
@@ -29,9 +30,8 @@ from enginekit.checks import (
     require_compute_capability,
     validate_common,
 )
-from enginekit.convert import structure
-from enginekit.errors import SpecError
-from enginekit.model import MAX_GPU_INDEX, MAX_NODES, MAX_PARALLEL
+from enginekit.spec.convert import structure
+from enginekit.spec.model import MAX_GPU_INDEX, MAX_NODES, MAX_PARALLEL
 
 Make = Callable[..., ShardSpec]
 

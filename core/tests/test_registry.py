@@ -15,9 +15,9 @@ import attrs
 import pluggy
 import pytest
 from enginekit import Command, EnginekitError, EngineUnavailable, Registry, ShardSpec, hookimpl
-from enginekit.builder import CommandBuilder
-from enginekit.registry import FIRST_PARTY, _hook_problem, _name_and_version
-from enginekit.text import printable
+from enginekit.base.text import printable
+from enginekit.placement.builder import CommandBuilder
+from enginekit.platform.registry import FIRST_PARTY, _hook_problem, _name_and_version
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -419,24 +419,30 @@ def _imported_after(code: str) -> set[str]:
 def test_listing_engines_never_loads_the_planning_code() -> None:
     # Making an engine handle, and planning, import the rest: listing pays for none of it.
     listed = _imported_after(
-        "from enginekit.registry import Registry\n"
+        "from enginekit.platform.registry import Registry\n"
         "r = Registry.from_entry_points(enable={'fake', 'offline', 'configurable'}); r.statuses()"
     )
     assert "fake_pkgs.ok" in listed
-    assert not {"enginekit.engine", "enginekit.plan", "enginekit.speccheck"} & listed
+    assert not {"enginekit.platform.engine", "enginekit.plan.launch", "enginekit.spec.rules"} & listed
     planned = _imported_after(
-        "from enginekit.registry import Registry\nRegistry.from_entry_points(enable={'fake'}).engine('fake')"
+        "from enginekit.platform.registry import Registry\nRegistry.from_entry_points(enable={'fake'}).engine('fake')"
     )
-    assert "enginekit.engine" in planned
+    assert "enginekit.platform.engine" in planned
 
 
 def test_building_a_registry_imports_no_engine_and_no_planning_code() -> None:
     imported = _imported_after(
-        "from enginekit.registry import Registry\nRegistry.from_entry_points().names()"
+        "from enginekit.platform.registry import Registry\nRegistry.from_entry_points().names()"
     )
     assert not [name for name in imported if name.startswith("fake_pkgs")]
     assert (
-        not {"enginekit.engine", "enginekit.convert", "enginekit.envpolicy", "enginekit.contract"} & imported
+        not {
+            "enginekit.platform.engine",
+            "enginekit.spec.convert",
+            "enginekit.policy.env",
+            "enginekit.platform.contract",
+        }
+        & imported
     )
 
 

@@ -6,9 +6,9 @@ import json
 from typing import Any
 
 import pytest
-from enginekit.convert import parse_document
-from enginekit.errors import SpecError
-from enginekit.replica import expand, load_replica, replica_problems, with_addresses
+from enginekit.base.errors import SpecError
+from enginekit.replica.spec import expand, load_replica, replica_problems, with_addresses
+from enginekit.spec.convert import parse_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import pytest
 from enginekit import Profile, ShardSpec
-from enginekit.envpolicy import RESERVED, RESERVED_PREFIXES, EnvPolicy
-from enginekit.ncclenv import placement_env
+from enginekit.placement.env import placement_env
+from enginekit.policy.env import RESERVED, RESERVED_PREFIXES, EnvPolicy
 
 VERDICT = (True, "reserved: derived from the shard spec")
 

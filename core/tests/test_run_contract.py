@@ -75,7 +75,7 @@ def test_the_runner_s_subcommand_loads_it() -> None:
 def test_every_timeout_has_one_bound_wherever_it_is_set() -> None:
     # The command line, the node config's [run] and an export's --startup-timeout: a value
     # one accepts is one the others take, so no export writes what `run` refuses at start.
-    from enginekit.cli.parser import MAX_TIMEOUT
+    from enginekit.cli.values import MAX_TIMEOUT
     from enginekit.run.options import MAX_SECONDS, RunConfigError, options_from
 
     assert MAX_TIMEOUT == MAX_SECONDS

@@ -23,7 +23,7 @@ from pathlib import Path
 import attrs
 import pytest
 from enginekit import Command, LaunchPlan, Profile, ShardSpec
-from enginekit.plan import MUST_BE_STOPPED, STOPS
+from enginekit.plan.leader import MUST_BE_STOPPED, STOPS
 from enginekit.run import RunOptions, Supervisor
 from enginekit.run.children import reap_orphans
 

@@ -13,10 +13,9 @@ import attrs
 import jsonschema
 import pytest
 from enginekit import SpecError, load_spec, schema
-from enginekit.formats import SCHEMA_FILES, schema_text
-from enginekit.model import Adapter, Profile, ShardSpec
-from enginekit.planformat import _CommandDoc, _DroppedDoc, _PlanDoc
-from enginekit.specio import GO_NAMES
+from enginekit.plan.format import _CommandDoc, _DroppedDoc, _PlanDoc
+from enginekit.plan.formats import SCHEMA_FILES, schema_text
+from enginekit.spec.model import GO_NAMES, Adapter, Profile, ShardSpec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

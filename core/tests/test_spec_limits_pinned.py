@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 import pytest
 from enginekit import ShardSpec
-from enginekit.model import MAX_GPU_INDEX, MAX_NODES, MAX_THREADS
-from enginekit.speccheck import MAX_API_KEY, MAX_DEVICES, MAX_GID_INDEX, MAX_HCAS, MIN_API_KEY, check_spec
+from enginekit.spec.model import MAX_GPU_INDEX, MAX_NODES, MAX_THREADS
+from enginekit.spec.rules import MAX_API_KEY, MAX_DEVICES, MAX_GID_INDEX, MAX_HCAS, MIN_API_KEY, check_spec
 
 Make = Callable[..., ShardSpec]
 UUID = "GPU-4f3c2a10-1b2c-4d5e-8f90-{:012x}"

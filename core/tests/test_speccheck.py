@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 from enginekit import ShardSpec
-from enginekit.speccheck import check_spec
+from enginekit.spec.rules import check_spec
 
 Make = Callable[..., ShardSpec]
 

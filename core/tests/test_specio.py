@@ -8,9 +8,8 @@ from pathlib import Path
 import attrs
 import pytest
 from enginekit import LoadedSpec, ShardSpec, SpecError, load_spec
-from enginekit.convert import _folded
-from enginekit.model import Adapter, Profile
-from enginekit.specio import GO_NAMES, dump_spec
+from enginekit.spec.convert import _folded
+from enginekit.spec.model import GO_NAMES, Adapter, Profile, dump_spec
 
 KEY = "k" * 8 + "-0123456789abcdef"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enginekit.text import UNSAFE_CHARACTERS, has_unsafe, unsafe_text
+from enginekit.base.text import UNSAFE_CHARACTERS, has_unsafe, unsafe_text
 from hypothesis import given
 from hypothesis import strategies as st
 

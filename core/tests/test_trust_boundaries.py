@@ -18,10 +18,10 @@ from pathlib import Path
 import attrs
 import pytest
 from enginekit import Command, EngineError, Profile, ShardSpec, SpecError
-from enginekit.builder import CommandBuilder
 from enginekit.cli import ENV_FORMATS, EXIT_CLOSED_PIPE, main
-from enginekit.convert import MAX_DOCUMENT_BYTES, MAX_NESTING, structure
-from enginekit.policy import EnginePolicy
+from enginekit.placement.builder import CommandBuilder
+from enginekit.policy.engine import EnginePolicy
+from enginekit.spec.convert import MAX_DOCUMENT_BYTES, MAX_NESTING, structure
 from enginekit.testing import engine_for
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -211,7 +211,7 @@ def test_a_lone_surrogate_is_refused_everywhere_the_same(
 )
 @pytest.mark.parametrize("field", ["bind_addr", "leader_addr"])
 def test_an_ipv6_zone_is_an_interface_name(field: str, address: str, make_shard: object) -> None:
-    from enginekit.speccheck import check_spec
+    from enginekit.spec.rules import check_spec
 
     spec = structure(spec_with(**{field: address}), ShardSpec, path="spec")[0]
     assert any(
@@ -220,7 +220,7 @@ def test_an_ipv6_zone_is_an_interface_name(field: str, address: str, make_shard:
 
 
 def test_an_ipv6_zone_that_is_an_interface_name_is_accepted() -> None:
-    from enginekit.speccheck import check_spec
+    from enginekit.spec.rules import check_spec
 
     spec = structure(spec_with(bind_addr="fe80::1%eth0"), ShardSpec, path="spec")[0]
     assert check_spec(spec) == []
@@ -284,7 +284,7 @@ def test_a_malformed_gpu_list_is_unusable_input(
 @pytest.mark.parametrize("capability", [" 8.0", "8.0\n", "８.０", "0x8p0", "0_5", "8.", "nan", "inf", "-9.0"])
 def test_a_compute_capability_is_digits_dot_digits(capability: str, make_shard: object) -> None:
     from enginekit import GPUInfo
-    from enginekit.checks import require_compute_capability, validate_common
+    from enginekit.policy.checks import require_compute_capability, validate_common
 
     profile = Profile(name="p", engine="x", model_path="/m")
     gpus = [GPUInfo(index=0, compute_capability=capability)]
@@ -296,7 +296,7 @@ def test_a_compute_capability_is_digits_dot_digits(capability: str, make_shard: 
 
 def test_a_real_compute_capability_is_compared() -> None:
     from enginekit import GPUInfo
-    from enginekit.checks import require_compute_capability, validate_common
+    from enginekit.policy.checks import require_compute_capability, validate_common
 
     profile = Profile(name="p", engine="x", model_path="/m")
     gpus = [GPUInfo(index=0, name="A100", compute_capability="8.0")]
@@ -1019,7 +1019,7 @@ def test_invisible_characters_are_refused(char: str) -> None:
 
 @pytest.mark.parametrize("host", ["127.1", "2130706433", "10.0.0", "0x7f.1"])
 def test_numeric_forms_resolvers_read_as_addresses_are_no_host_names(host: str) -> None:
-    from enginekit.speccheck import check_spec
+    from enginekit.spec.rules import check_spec
 
     spec = structure(spec_with(bind_addr=host), ShardSpec, path="spec")[0]
     assert any("bind_addr: expected a host name or IP address" in p for p in check_spec(spec))

@@ -6,9 +6,9 @@ from collections.abc import Generator
 from typing import Any
 
 from enginekit import Command, GPUInfo, Profile, Registry, hookimpl
-from enginekit.builder import CommandBuilder
-from enginekit.envpolicy import EnvPolicy
-from enginekit.model import ShardSpec
+from enginekit.placement.builder import CommandBuilder
+from enginekit.policy.env import EnvPolicy
+from enginekit.spec.model import ShardSpec
 
 
 class Counting:

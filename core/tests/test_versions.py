@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from enginekit.versions import Version, newest_at_or_below, parse_version
+from enginekit.base.versions import Version, newest_at_or_below, parse_version
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -44,7 +44,7 @@ def read_table(text: str) -> Any:
 
 def write_table(doc: Mapping[str, Any], out: Path) -> None:
     """Write ``doc`` to ``out`` (a plugin's ``options_table.py``), checking its shape first."""
-    from enginekit.optiontable import check_option_document
+    from enginekit.policy.optiontable import check_option_document
 
     problems = check_option_document(doc)
     if problems:

@@ -5,12 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from enginekit._version import __version__
-from enginekit.lazy import lazy_exports
+from enginekit.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from enginekit.config import NodeConfig, load_config, registry_for
-    from enginekit.engine import Engine
-    from enginekit.errors import (
+    from enginekit.base.errors import (
         ConfigError,
         EngineError,
         EnginekitError,
@@ -19,42 +17,44 @@ if TYPE_CHECKING:
         ProblemsError,
         SpecError,
     )
-    from enginekit.formats import FORMAT_VERSION, schema
-    from enginekit.hookspecs import ENTRY_POINT_GROUP, hookimpl
-    from enginekit.model import Adapter, Command, GPUInfo, Profile, ShardSpec
-    from enginekit.plan import LaunchPlan
-    from enginekit.registry import EngineStatus, Failure, Registry
-    from enginekit.specio import LoadedSpec, load_spec
+    from enginekit.plan.formats import FORMAT_VERSION, schema
+    from enginekit.plan.launch import LaunchPlan
+    from enginekit.platform.config import NodeConfig, load_config, registry_for
+    from enginekit.platform.engine import Engine
+    from enginekit.platform.hookspecs import ENTRY_POINT_GROUP, hookimpl
+    from enginekit.platform.registry import EngineStatus, Failure, Registry
+    from enginekit.spec.io import LoadedSpec, load_spec
+    from enginekit.spec.model import Adapter, Command, GPUInfo, Profile, ShardSpec
 
 #: Each public name and the module it lives in. Imported on first use (PEP 562): a
 #: scheduler importing one name, and the CLI, pay only for the modules they touch.
 _EXPORTS = {
-    "ENTRY_POINT_GROUP": "enginekit.hookspecs",
-    "FORMAT_VERSION": "enginekit.formats",
-    "Adapter": "enginekit.model",
-    "Command": "enginekit.model",
-    "ConfigError": "enginekit.errors",
-    "Engine": "enginekit.engine",
-    "EngineError": "enginekit.errors",
-    "EngineStatus": "enginekit.registry",
-    "EngineUnavailable": "enginekit.errors",
-    "EnginekitError": "enginekit.errors",
-    "EnvPolicyError": "enginekit.errors",
-    "Failure": "enginekit.registry",
-    "GPUInfo": "enginekit.model",
-    "LaunchPlan": "enginekit.plan",
-    "LoadedSpec": "enginekit.specio",
-    "NodeConfig": "enginekit.config",
-    "ProblemsError": "enginekit.errors",
-    "Profile": "enginekit.model",
-    "Registry": "enginekit.registry",
-    "ShardSpec": "enginekit.model",
-    "SpecError": "enginekit.errors",
-    "hookimpl": "enginekit.hookspecs",
-    "load_config": "enginekit.config",
-    "load_spec": "enginekit.specio",
-    "registry_for": "enginekit.config",
-    "schema": "enginekit.formats",
+    "ENTRY_POINT_GROUP": "enginekit.platform.hookspecs",
+    "FORMAT_VERSION": "enginekit.plan.formats",
+    "Adapter": "enginekit.spec.model",
+    "Command": "enginekit.spec.model",
+    "ConfigError": "enginekit.base.errors",
+    "Engine": "enginekit.platform.engine",
+    "EngineError": "enginekit.base.errors",
+    "EngineStatus": "enginekit.platform.registry",
+    "EngineUnavailable": "enginekit.base.errors",
+    "EnginekitError": "enginekit.base.errors",
+    "EnvPolicyError": "enginekit.base.errors",
+    "Failure": "enginekit.platform.registry",
+    "GPUInfo": "enginekit.spec.model",
+    "LaunchPlan": "enginekit.plan.launch",
+    "LoadedSpec": "enginekit.spec.io",
+    "NodeConfig": "enginekit.platform.config",
+    "ProblemsError": "enginekit.base.errors",
+    "Profile": "enginekit.spec.model",
+    "Registry": "enginekit.platform.registry",
+    "ShardSpec": "enginekit.spec.model",
+    "SpecError": "enginekit.base.errors",
+    "hookimpl": "enginekit.platform.hookspecs",
+    "load_config": "enginekit.platform.config",
+    "load_spec": "enginekit.spec.io",
+    "registry_for": "enginekit.platform.config",
+    "schema": "enginekit.plan.formats",
 }
 
 __all__ = [

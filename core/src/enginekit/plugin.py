@@ -8,12 +8,24 @@ config fields. What is re-exported here is the plugin API; it changes only with 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING
 
-from enginekit.lazy import lazy_exports
+from enginekit.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from enginekit.args import (
+    from enginekit.base.errors import ConfigError, EngineError, SpecError
+    from enginekit.base.versions import Version, newest_at_or_below, parse_version
+    from enginekit.placement.builder import CommandBuilder, host_port, is_ip, leader_endpoint, node_ip
+    from enginekit.placement.env import TUNABLE, placement_env, visible_devices
+    from enginekit.placement.launcher import FileArg, launcher_args
+    from enginekit.platform.hookspecs import (
+        DEFAULT_HEALTH_PATH,
+        DEFAULT_METRICS_PATH,
+        ENTRY_POINT_GROUP,
+        EngineClass,
+        hookimpl,
+    )
+    from enginekit.policy.args import (
         ArgSyntax,
         OptionUse,
         ParsedArgs,
@@ -24,10 +36,9 @@ if TYPE_CHECKING:
         secret_option_problems,
         spelling,
     )
-    from enginekit.builder import CommandBuilder, host_port, is_ip, leader_endpoint, node_ip
-    from enginekit.checks import quantization_of, require_compute_capability
-    from enginekit.errors import ConfigError, EngineError, SpecError
-    from enginekit.fields import (
+    from enginekit.policy.checks import quantization_of, require_compute_capability
+    from enginekit.policy.engine import EnginePolicy, EnvDeny
+    from enginekit.policy.fields import (
         Allowable,
         allow_args,
         check_allow_args,
@@ -38,92 +49,73 @@ if TYPE_CHECKING:
         resolve_executable,
         version,
     )
-    from enginekit.hookspecs import DEFAULT_HEALTH_PATH, DEFAULT_METRICS_PATH, ENTRY_POINT_GROUP, hookimpl
-    from enginekit.launcher import FileArg, launcher_args
-    from enginekit.model import Adapter, Command, GPUInfo, Profile, ShardSpec, is_mig
-    from enginekit.ncclenv import TUNABLE, placement_env, visible_devices
-    from enginekit.optiontable import (
+    from enginekit.policy.optiontable import (
         OptionTable,
         OptionTableError,
         ReleaseOptions,
         check_option_document,
     )
-    from enginekit.policy import EnginePolicy, EnvDeny
-    from enginekit.versions import Version, newest_at_or_below, parse_version
+    from enginekit.spec.model import Adapter, Command, GPUInfo, Profile, ShardSpec, is_mig
 
 #: Each name of the plugin API and the module it lives in, imported on first use (PEP 562).
 #: ``enginekit engines`` imports every engine plugin, and a plugin's import needs only its
 #: config fields and the hook marker: the planning modules (the model, the argument
 #: reading, the command builder, the checks) load when a hook first uses them.
 _EXPORTS = {
-    "Adapter": "enginekit.model",
-    "Allowable": "enginekit.fields",
-    "ArgSyntax": "enginekit.args",
-    "Command": "enginekit.model",
-    "CommandBuilder": "enginekit.builder",
-    "ConfigError": "enginekit.errors",
-    "DEFAULT_HEALTH_PATH": "enginekit.hookspecs",
-    "DEFAULT_METRICS_PATH": "enginekit.hookspecs",
-    "ENTRY_POINT_GROUP": "enginekit.hookspecs",
-    "EngineError": "enginekit.errors",
-    "EnginePolicy": "enginekit.policy",
-    "EnvDeny": "enginekit.policy",
-    "FileArg": "enginekit.launcher",
-    "GPUInfo": "enginekit.model",
-    "OptionTable": "enginekit.optiontable",
-    "OptionTableError": "enginekit.optiontable",
-    "OptionUse": "enginekit.args",
-    "ParsedArgs": "enginekit.args",
-    "ReleaseOptions": "enginekit.optiontable",
-    "Profile": "enginekit.model",
-    "ShardSpec": "enginekit.model",
-    "SpecError": "enginekit.errors",
-    "TUNABLE": "enginekit.ncclenv",
-    "Version": "enginekit.versions",
-    "allow_args": "enginekit.fields",
-    "check_allow_args": "enginekit.fields",
-    "check_executable": "enginekit.fields",
-    "check_option_document": "enginekit.optiontable",
-    "check_version": "enginekit.fields",
-    "code_loading_problems": "enginekit.args",
-    "executable": "enginekit.fields",
-    "executable_problem": "enginekit.fields",
-    "hookimpl": "enginekit.hookspecs",
-    "host_port": "enginekit.builder",
-    "is_ip": "enginekit.builder",
-    "is_mig": "enginekit.model",
-    "launcher_args": "enginekit.launcher",
-    "leader_endpoint": "enginekit.builder",
-    "load_format_problem": "enginekit.args",
-    "managed_option_problems": "enginekit.args",
-    "newest_at_or_below": "enginekit.versions",
-    "node_ip": "enginekit.builder",
-    "parse_version": "enginekit.versions",
-    "placement_env": "enginekit.ncclenv",
-    "positional_problems": "enginekit.args",
-    "quantization_of": "enginekit.checks",
-    "require_compute_capability": "enginekit.checks",
-    "resolve_executable": "enginekit.fields",
-    "secret_option_problems": "enginekit.args",
-    "spelling": "enginekit.args",
-    "version": "enginekit.fields",
-    "visible_devices": "enginekit.ncclenv",
+    "Adapter": "enginekit.spec.model",
+    "Allowable": "enginekit.policy.fields",
+    "ArgSyntax": "enginekit.policy.args",
+    "Command": "enginekit.spec.model",
+    "CommandBuilder": "enginekit.placement.builder",
+    "ConfigError": "enginekit.base.errors",
+    "DEFAULT_HEALTH_PATH": "enginekit.platform.hookspecs",
+    "DEFAULT_METRICS_PATH": "enginekit.platform.hookspecs",
+    "ENTRY_POINT_GROUP": "enginekit.platform.hookspecs",
+    "EngineClass": "enginekit.platform.hookspecs",
+    "EngineError": "enginekit.base.errors",
+    "EnginePolicy": "enginekit.policy.engine",
+    "EnvDeny": "enginekit.policy.engine",
+    "FileArg": "enginekit.placement.launcher",
+    "GPUInfo": "enginekit.spec.model",
+    "OptionTable": "enginekit.policy.optiontable",
+    "OptionTableError": "enginekit.policy.optiontable",
+    "OptionUse": "enginekit.policy.args",
+    "ParsedArgs": "enginekit.policy.args",
+    "ReleaseOptions": "enginekit.policy.optiontable",
+    "Profile": "enginekit.spec.model",
+    "ShardSpec": "enginekit.spec.model",
+    "SpecError": "enginekit.base.errors",
+    "TUNABLE": "enginekit.placement.env",
+    "Version": "enginekit.base.versions",
+    "allow_args": "enginekit.policy.fields",
+    "check_allow_args": "enginekit.policy.fields",
+    "check_executable": "enginekit.policy.fields",
+    "check_option_document": "enginekit.policy.optiontable",
+    "check_version": "enginekit.policy.fields",
+    "code_loading_problems": "enginekit.policy.args",
+    "executable": "enginekit.policy.fields",
+    "executable_problem": "enginekit.policy.fields",
+    "hookimpl": "enginekit.platform.hookspecs",
+    "host_port": "enginekit.placement.builder",
+    "is_ip": "enginekit.placement.builder",
+    "is_mig": "enginekit.spec.model",
+    "launcher_args": "enginekit.placement.launcher",
+    "leader_endpoint": "enginekit.placement.builder",
+    "load_format_problem": "enginekit.policy.args",
+    "managed_option_problems": "enginekit.policy.args",
+    "newest_at_or_below": "enginekit.base.versions",
+    "node_ip": "enginekit.placement.builder",
+    "parse_version": "enginekit.base.versions",
+    "placement_env": "enginekit.placement.env",
+    "positional_problems": "enginekit.policy.args",
+    "quantization_of": "enginekit.policy.checks",
+    "require_compute_capability": "enginekit.policy.checks",
+    "resolve_executable": "enginekit.policy.fields",
+    "secret_option_problems": "enginekit.policy.args",
+    "spelling": "enginekit.policy.args",
+    "version": "enginekit.policy.fields",
+    "visible_devices": "enginekit.placement.env",
 }
-
-
-class EngineClass(Protocol):
-    """What an engine plugin class may declare, besides its hook implementations.
-
-    ``config_type`` is the attrs class the registry structures ``[engines.<name>]`` into
-    and passes to ``__init__``; ``takes_installed_build`` says the engine runs a build
-    the agent installed (its root arrives as ``installed`` in ``commands``). Both are
-    optional: a class without ``config_type`` is instantiated without arguments.
-    """
-
-    config_type: ClassVar[type]
-    takes_installed_build: ClassVar[bool]
-
-    def __init__(self, config: object) -> None: ...
 
 
 __all__ = [

@@ -16,7 +16,8 @@ import pytest
 from enginekit import Profile
 from enginekit.testing import engine_for
 from enginekit_llamacpp import LlamaCppConfig, LlamaCppEngine
-from enginekit_llamacpp.flags import ALLOWABLE, ARITY, MANAGED, PRIORITY, PRIORITY_WHY, SYNTAX
+from enginekit_llamacpp.flags import ALLOWABLE, MANAGED, PRIORITY, PRIORITY_WHY
+from enginekit_llamacpp.syntax import ARITY, SYNTAX
 
 CORES = (
     "placement decides where a shard's threads run (the shard spec's threads), and pinning them "

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 from enginekit import ShardSpec
-from enginekit.convert import load_document, structure
-from enginekit.plan import LaunchPlan
+from enginekit.plan.launch import LaunchPlan
+from enginekit.spec.convert import load_document, structure
 from enginekit.testing import engine_for
 from enginekit_llamacpp import LlamaCppEngine
 

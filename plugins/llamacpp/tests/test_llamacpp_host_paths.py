@@ -14,7 +14,8 @@ import pytest
 from enginekit import Profile
 from enginekit.testing import engine_for
 from enginekit_llamacpp import LlamaCppConfig, LlamaCppEngine, flags
-from enginekit_llamacpp.flags import ALLOWABLE, RISKY, SYNTAX
+from enginekit_llamacpp.flags import ALLOWABLE, RISKY
+from enginekit_llamacpp.syntax import SYNTAX
 
 ALLOW = 'refused unless the site allows it (engines.llamacpp.allow_args = ["{}"])'
 

@@ -8,8 +8,8 @@ variables it reserves. A row that fails says what a profile could now do.
 from __future__ import annotations
 
 import pytest
-from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
 from enginekit.plugin import Profile, ShardSpec, placement_env
+from enginekit.policy.env import DEFAULT_POLICY, EnvPolicy
 from enginekit.testing import assert_env_denied, engine_for, env_verdict, sites_opening
 from enginekit_llamacpp import LlamaCppConfig, LlamaCppEngine
 

@@ -9,7 +9,8 @@ from enginekit import Adapter, Profile, ShardSpec
 from enginekit.plugin import check_option_document
 from enginekit.testing import check_engine, engine_for
 from enginekit_llamacpp import LlamaCppConfig, LlamaCppEngine, options_table
-from enginekit_llamacpp.flags import ALIASES, MANAGED, PRIORITY, RISKY, SECRET, SYNTAX, table
+from enginekit_llamacpp.flags import ALIASES, MANAGED, PRIORITY, RISKY, SECRET, table
+from enginekit_llamacpp.syntax import SYNTAX
 
 BUILDS = table().releases
 P = "profile 'p'"

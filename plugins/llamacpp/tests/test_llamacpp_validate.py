@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from enginekit import Adapter, Profile, Registry, SpecError
-from enginekit.convert import structure
+from enginekit.spec.convert import structure
 from enginekit.testing import engine_for
 from enginekit_llamacpp import LlamaCppConfig, LlamaCppEngine
 from enginekit_llamacpp.flags import MANAGED, RISKY, table

@@ -12,8 +12,8 @@ from __future__ import annotations
 import attrs
 import pytest
 from enginekit import Profile, ShardSpec
-from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
 from enginekit.plugin import placement_env
+from enginekit.policy.env import DEFAULT_POLICY, EnvPolicy
 from enginekit.testing import assert_env_denied, engine_for, env_verdict, sites_opening
 from enginekit_sglang import SglangConfig, SglangEngine
 from enginekit_sglang.flags import SYNTAX

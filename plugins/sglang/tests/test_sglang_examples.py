@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from enginekit import ShardSpec
-from enginekit.convert import load_document, structure
+from enginekit.spec.convert import load_document, structure
 from enginekit.testing import engine_for
 from enginekit_sglang import SglangEngine
 

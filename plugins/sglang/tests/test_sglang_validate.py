@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 import pytest
 from enginekit import Adapter, EngineError, GPUInfo, Profile, Registry, ShardSpec, SpecError
-from enginekit.convert import structure
+from enginekit.spec.convert import structure
 from enginekit.testing import engine_for
 from enginekit_sglang import SglangConfig, SglangEngine
 from enginekit_sglang.build import server_args

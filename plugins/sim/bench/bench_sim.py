@@ -62,7 +62,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from enginekit.model import Profile, ShardSpec
+from enginekit.spec.model import Profile, ShardSpec
 from enginekit.testing import engine_for
 from enginekit_sim.plugin import SimEngine
 from enginekit_sim.plugin.config import SimConfig

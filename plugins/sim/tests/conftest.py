@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import pytest
-from enginekit.model import Command, Profile, ShardSpec
+from enginekit.spec.model import Command, Profile, ShardSpec
 from enginekit.testing import engine_for
 from enginekit_sim.plugin import SimEngine
 from enginekit_sim.plugin.config import SimConfig

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from enginekit.model import Profile
+from enginekit.spec.model import Profile
 from enginekit.testing import engine_for
 from enginekit_sim.plugin import SimEngine
 from enginekit_sim.plugin.config import SimConfig
@@ -264,7 +264,7 @@ def test_stalled_streams_and_gone_clients_give_their_slots_back(serve: Callable[
 
 
 def test_the_notes_say_reset_prefix_cache_is_not_guarded_by_the_key() -> None:
-    from enginekit.model import ShardSpec
+    from enginekit.spec.model import ShardSpec
 
     spec = ShardSpec(
         replica_id="r1",

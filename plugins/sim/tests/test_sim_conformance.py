@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from enginekit.model import Profile
+from enginekit.spec.model import Profile
 from enginekit.testing import EngineConformance
 from enginekit_sim.plugin import SimEngine
 

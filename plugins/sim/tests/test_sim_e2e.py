@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from enginekit.model import Adapter, Command, Profile, ShardSpec
+from enginekit.spec.model import Adapter, Command, Profile, ShardSpec
 from enginekit.testing import engine_for
 from enginekit_sim.plugin import SimEngine
 from enginekit_sim.plugin.config import SimConfig

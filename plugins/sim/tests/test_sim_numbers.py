@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 from enginekit import Profile
-from enginekit.convert import structure
-from enginekit.errors import SpecError
-from enginekit.model import MAX_KV_CACHE_MIB
+from enginekit.base.errors import SpecError
+from enginekit.spec.convert import structure
+from enginekit.spec.model import MAX_KV_CACHE_MIB
 from enginekit.testing import engine_for
 from enginekit_sim.limits import MAX_KV_CACHE_BYTES
 from enginekit_sim.plugin import SimEngine

@@ -7,10 +7,10 @@ import string
 from pathlib import Path
 
 import pytest
-from enginekit.convert import load_document, structure
-from enginekit.errors import EngineError, SpecError
-from enginekit.model import MAX_KV_CACHE_MIB, Adapter, GPUInfo, Profile, ShardSpec
-from enginekit.registry import Registry
+from enginekit.base.errors import EngineError, SpecError
+from enginekit.platform.registry import Registry
+from enginekit.spec.convert import load_document, structure
+from enginekit.spec.model import MAX_KV_CACHE_MIB, Adapter, GPUInfo, Profile, ShardSpec
 from enginekit.testing import check_engine, engine_for
 from enginekit_sim.plugin import SimEngine
 from enginekit_sim.plugin.config import SimConfig

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from enginekit.envpolicy import EnvPolicy
-from enginekit.errors import SpecError
-from enginekit.model import Profile, ShardSpec
-from enginekit.ncclenv import placement_env
+from enginekit.base.errors import SpecError
+from enginekit.placement.env import placement_env
+from enginekit.policy.env import EnvPolicy
+from enginekit.spec.model import Profile, ShardSpec
 from enginekit.testing import engine_for
 from enginekit_sim.plugin import SimEngine
 from enginekit_sim.plugin.config import SimConfig

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from enginekit.model import Command, Profile, ShardSpec
+from enginekit.spec.model import Command, Profile, ShardSpec
 from enginekit_sim.server import cli
 from enginekit_sim.server.core import EngineCore
 from enginekit_sim.server.kvcache import PrefixCache

@@ -7,10 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
-from enginekit.errors import EngineError, EngineUnavailable, SpecError
-from enginekit.launcher import FileArg, launcher_args
-from enginekit.model import Adapter, Command, GPUInfo, Profile, ShardSpec
-from enginekit.registry import Registry
+from enginekit.base.errors import EngineError, EngineUnavailable, SpecError
+from enginekit.placement.launcher import FileArg, launcher_args
+from enginekit.platform.registry import Registry
+from enginekit.spec.model import Adapter, Command, GPUInfo, Profile, ShardSpec
 from enginekit.testing import check_engine, engine_for
 from enginekit_trtllm import TrtllmConfig, TrtllmEngine
 

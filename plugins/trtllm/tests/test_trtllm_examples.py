@@ -7,9 +7,9 @@ import shlex
 from pathlib import Path
 
 import pytest
-from enginekit.convert import load_document, structure
-from enginekit.model import GPUInfo, ShardSpec
-from enginekit.plan import LaunchPlan
+from enginekit.plan.launch import LaunchPlan
+from enginekit.spec.convert import load_document, structure
+from enginekit.spec.model import GPUInfo, ShardSpec
 from enginekit.testing import engine_for
 from enginekit_trtllm import TrtllmConfig, TrtllmEngine
 

@@ -7,7 +7,7 @@ Messages name the profile, the option, why and the ``allow_args`` entry, never t
 from __future__ import annotations
 
 import pytest
-from enginekit.model import Profile
+from enginekit.spec.model import Profile
 from enginekit.testing import engine_for
 from enginekit_trtllm import TrtllmConfig, TrtllmEngine
 from enginekit_trtllm.validation import chat_template_is_path

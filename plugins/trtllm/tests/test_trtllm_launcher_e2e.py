@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from enginekit.model import Adapter, Profile, ShardSpec
+from enginekit.spec.model import Adapter, Profile, ShardSpec
 from enginekit.testing import engine_for
 from enginekit_trtllm import TrtllmConfig, TrtllmEngine
 from hypothesis import given, settings

@@ -8,8 +8,8 @@ denies within them, and the variables it reserves. A row that fails says what wa
 from __future__ import annotations
 
 import pytest
-from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
 from enginekit.plugin import Adapter, Profile, ShardSpec, placement_env
+from enginekit.policy.env import DEFAULT_POLICY, EnvPolicy
 from enginekit.testing import assert_env_denied, engine_for, env_verdict, sites_opening
 from enginekit_trtllm import TrtllmConfig, TrtllmEngine
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from enginekit.errors import EnginekitError
-from enginekit.model import Adapter, Profile, ShardSpec
+from enginekit.base.errors import EnginekitError
 from enginekit.plugin import parse_version
+from enginekit.spec.model import Adapter, Profile, ShardSpec
 from enginekit.testing import engine_for
 from enginekit_trtllm import TrtllmConfig, TrtllmEngine
 from enginekit_trtllm.config import has_served_name

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from enginekit.errors import EngineError, SpecError
-from enginekit.model import Adapter, Command, GPUInfo, Profile, ShardSpec
+from enginekit.base.errors import EngineError, SpecError
+from enginekit.platform.registry import Registry
 from enginekit.plugin import check_option_document, parse_version
-from enginekit.registry import Registry
+from enginekit.spec.model import Adapter, Command, GPUInfo, Profile, ShardSpec
 from enginekit.testing import engine_for
 from enginekit_trtllm import TrtllmConfig, TrtllmEngine, options_table
 from enginekit_trtllm.config import has_served_name

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from enginekit.errors import SpecError
-from enginekit.model import Adapter, GPUInfo, Profile
-from enginekit.registry import Registry
+from enginekit.base.errors import SpecError
+from enginekit.platform.registry import Registry
+from enginekit.spec.model import Adapter, GPUInfo, Profile
 from enginekit.testing import engine_for
 from enginekit_trtllm import TrtllmConfig, TrtllmEngine
 
@@ -292,7 +292,7 @@ def test_formats_trtllm_does_not_load() -> None:
 
 
 def test_plan_refuses_with_every_problem() -> None:
-    from enginekit.model import ShardSpec
+    from enginekit.spec.model import ShardSpec
 
     plugin = TrtllmEngine(TrtllmConfig(python=PY))
     spec = ShardSpec(profile=profile(args=("--tp_size", "2")), gpu_indices=(0, 1), http_port=8000)

@@ -8,7 +8,7 @@ from pathlib import Path
 import attrs
 import pytest
 from enginekit import Command, GPUInfo
-from enginekit.errors import EngineError, SpecError
+from enginekit.base.errors import EngineError, SpecError
 from enginekit.plugin import parse_version
 from enginekit.testing import check_engine, engine_for
 from enginekit_vllm import VllmConfig, VllmEngine

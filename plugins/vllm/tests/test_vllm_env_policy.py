@@ -19,9 +19,9 @@ from __future__ import annotations
 import attrs
 import pytest
 from enginekit import Engine, ShardSpec
-from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
-from enginekit.errors import SpecError
+from enginekit.base.errors import SpecError
 from enginekit.plugin import placement_env
+from enginekit.policy.env import DEFAULT_POLICY, EnvPolicy
 from enginekit.testing import assert_env_denied, engine_for, env_verdict, sites_opening
 from enginekit_vllm import VllmConfig, VllmEngine
 from enginekit_vllm.policy import DENIED_ENV, OPEN_ENV, RESERVED_ENV, SECRET_ENV

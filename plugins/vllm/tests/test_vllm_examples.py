@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from enginekit import Registry, ShardSpec
 from enginekit.cli import main
-from enginekit.convert import load_document, structure
+from enginekit.spec.convert import load_document, structure
 from enginekit.testing import engine_for
 from enginekit_vllm import VllmEngine
 

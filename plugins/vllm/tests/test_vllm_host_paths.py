@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
-from enginekit.convert import structure
+from enginekit.spec.convert import structure
 from enginekit.testing import engine_for
 from enginekit_vllm import VllmConfig, VllmEngine
 from enginekit_vllm.argpolicy import SYNTAX, chat_template_is_path

@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import pytest
 from enginekit import Adapter, GPUInfo, Registry
-from enginekit.convert import structure
-from enginekit.errors import EngineUnavailable, SpecError
+from enginekit.base.errors import EngineUnavailable, SpecError
 from enginekit.plugin import parse_version
+from enginekit.spec.convert import structure
 from enginekit.testing import engine_for
 from enginekit_vllm import VllmConfig, VllmEngine
 from enginekit_vllm.argpolicy import SYNTAX

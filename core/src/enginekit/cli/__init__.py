@@ -6,8 +6,7 @@ handler, in its own module, imports what it uses when it runs.
 
 from __future__ import annotations
 
-from enginekit.cli.app import main, run
-from enginekit.cli.exits import (
+from enginekit.base.exits import (
     EXIT_BUG,
     EXIT_CLOSED_PIPE,
     EXIT_INTERRUPTED,
@@ -15,6 +14,7 @@ from enginekit.cli.exits import (
     EXIT_OK,
     EXIT_UNUSABLE,
 )
+from enginekit.cli.app import main, run
 from enginekit.cli.parser import ENV_FORMATS
 
 __all__ = [

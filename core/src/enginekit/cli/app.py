@@ -8,11 +8,12 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
+from enginekit.base.errors import EnginekitError, ProblemsError
+from enginekit.base.exits import EXIT_BUG, EXIT_INTERRUPTED, EXIT_UNUSABLE
+from enginekit.base.secrets import masked_all
 from enginekit.cli import output
 from enginekit.cli.context import Invalid, Run
-from enginekit.cli.exits import EXIT_BUG, EXIT_INTERRUPTED, EXIT_UNUSABLE
 from enginekit.cli.parser import parse
-from enginekit.errors import EnginekitError, ProblemsError
 
 Handler = Callable[[Run], int]
 
@@ -58,7 +59,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         run.error(warning, kind="warning")
     text = run.out.getvalue()
     if not getattr(args, "show_secrets", False):
-        text = output.masked_all(text, run.secrets)
+        text = masked_all(text, run.secrets)
     return output.emit(text, code)
 
 

@@ -9,16 +9,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from enginekit.base.errors import SpecError
+from enginekit.base.exits import EXIT_INVALID
 from enginekit.cli import output
-from enginekit.cli.exits import EXIT_INVALID
-from enginekit.errors import SpecError
 
 # Each loaded when a handler first asks for it: ``--version`` reads no config, and no
 # handler pays for machinery it does not use.
 if TYPE_CHECKING:
-    from enginekit.config import NodeConfig
-    from enginekit.model import ShardSpec
-    from enginekit.registry import Registry
+    from enginekit.platform.config import NodeConfig
+    from enginekit.platform.registry import Registry
+    from enginekit.spec.model import ShardSpec
 
 
 class Invalid(Exception):
@@ -53,7 +53,7 @@ class Run:
     def config(self) -> NodeConfig:
         """The node config: ``--config``, else ``$ENGINEKIT_CONFIG``, else the default path if it exists."""
         if self._config is None:
-            from enginekit.config import DEFAULT_CONFIG_PATH, load_config
+            from enginekit.platform.config import DEFAULT_CONFIG_PATH, load_config
 
             path: Path | None = getattr(self.args, "config", None)
             if path is not None:
@@ -68,7 +68,7 @@ class Run:
     def registry(self) -> Registry:
         """The node's engines, as its config and the environment given allow."""
         if self._registry is None:
-            from enginekit.config import registry_for
+            from enginekit.platform.config import registry_for
 
             self._registry = registry_for(self.config, self.environ)
         return self._registry
@@ -98,7 +98,7 @@ class Run:
     def spec_from(self, raw: Mapping[str, Any], name: str) -> ShardSpec:
         """The shard spec in an already parsed document."""
         from enginekit.cli.inputs import structure_spec
-        from enginekit.specio import looks_like_node_config
+        from enginekit.spec.documents import looks_like_node_config
 
         if looks_like_node_config(raw):
             raise SpecError([f"{name}: a node config, not a shard spec; pass it with --config"])
@@ -110,7 +110,7 @@ class Run:
 
 def _raw_keys(raw: Mapping[str, Any]) -> list[str]:
     """The API key of a raw spec, however it is spelled and whatever holds it."""
-    from enginekit.convert import entries_named, strings_in
+    from enginekit.spec.convert import entries_named, strings_in
 
     # A key sent in a list, or a table, is still the key: every string in it is masked.
     return [text for text in strings_in(entries_named(raw, "api_key")) if text]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from enginekit.base.exits import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE
+from enginekit.base.text import printable
 from enginekit.cli.context import Run
-from enginekit.cli.exits import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE
-from enginekit.registry import EngineStatus
-from enginekit.text import printable
+from enginekit.platform.registry import EngineStatus
 
 
 def engines(run: Run) -> int:

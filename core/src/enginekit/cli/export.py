@@ -6,14 +6,14 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from enginekit.base.exits import EXIT_OK
 from enginekit.cli.context import Invalid, Run
-from enginekit.cli.exits import EXIT_OK
-from enginekit.cli.parser import seconds
+from enginekit.cli.values import seconds
 
 if TYPE_CHECKING:
     from enginekit.export.template import RankTemplate
-    from enginekit.plan import LaunchPlan
-    from enginekit.replica import ReplicaSpec
+    from enginekit.plan.launch import LaunchPlan
+    from enginekit.replica.spec import ReplicaSpec
 
 REPLICA_HELP = "replica spec: a [profile] with its [placement] and [[nodes]], TOML or JSON; '-' reads stdin"
 TARGETS = ("lws", "slurm")
@@ -218,14 +218,14 @@ def _flags(args: argparse.Namespace, target: str) -> dict[str, Any]:
 
 
 def _load(run: Run, source: str) -> ReplicaSpec:
-    from enginekit.replica import load_replica
+    from enginekit.replica.spec import load_replica
 
     raw, _ = run.document(source)
     return load_replica(raw, lenient=run.config.lenient)
 
 
 def _template(replica: ReplicaSpec, *, one_host: bool) -> RankTemplate:
-    from enginekit.errors import SpecError
+    from enginekit.base.errors import SpecError
     from enginekit.export.template import rank_template
 
     try:
@@ -236,7 +236,7 @@ def _template(replica: ReplicaSpec, *, one_host: bool) -> RankTemplate:
 
 def _plans(run: Run, exported: RankTemplate) -> list[LaunchPlan]:
     """Every rank planned as it will start: an export the engine would refuse is refused now."""
-    from enginekit.errors import SpecError
+    from enginekit.base.errors import SpecError
 
     engine = run.registry.engine(exported.replica.profile.engine)
     try:
@@ -251,7 +251,7 @@ def _plans(run: Run, exported: RankTemplate) -> list[LaunchPlan]:
 
 
 def _write(path: Path, text: str) -> None:
-    from enginekit.errors import SpecError
+    from enginekit.base.errors import SpecError
 
     try:
         path.write_text(text, encoding="utf-8")

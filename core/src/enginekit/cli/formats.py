@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 
+from enginekit.base.exits import EXIT_OK
 from enginekit.cli.context import Run
-from enginekit.cli.exits import EXIT_OK
 
 
 def schema(run: Run) -> int:
     """Print the JSON Schema of the plan or the shard spec, exactly as shipped."""
-    from enginekit.formats import schema_text
+    from enginekit.plan.formats import schema_text
 
     run.out.write(schema_text(run.args.kind))
     return EXIT_OK

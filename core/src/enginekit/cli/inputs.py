@@ -8,7 +8,8 @@ from typing import IO, Any
 
 import attrs
 
-from enginekit.convert import (
+from enginekit.base.errors import SpecError
+from enginekit.spec.convert import (
     MAX_DOCUMENT_BYTES,
     decoded,
     load_document,
@@ -17,9 +18,8 @@ from enginekit.convert import (
     read_text,
     structure,
 )
-from enginekit.errors import SpecError
-from enginekit.model import GPUInfo, ShardSpec
-from enginekit.specio import load_spec
+from enginekit.spec.io import load_spec
+from enginekit.spec.model import GPUInfo, ShardSpec
 
 #: The SPEC argument that means "read it from stdin".
 STDIN = "-"

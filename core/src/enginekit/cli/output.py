@@ -9,19 +9,8 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import IO
 
-from enginekit.cli.exits import EXIT_CLOSED_PIPE, EXIT_UNUSABLE
-
-
-def masked_all(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret replaced by the mask."""
-    secrets = list(secrets)
-    if not secrets:
-        return text
-    from enginekit.contract import masked  # loaded by then: a secret comes from a parsed spec
-
-    for secret in secrets:
-        text = masked(text, secret)
-    return text
+from enginekit.base.exits import EXIT_CLOSED_PIPE, EXIT_UNUSABLE
+from enginekit.base.secrets import masked_all
 
 
 def error(message: str, *, kind: str = "error", secrets: Iterable[str] = ()) -> None:

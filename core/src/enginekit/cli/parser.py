@@ -7,19 +7,19 @@ one handler function ``(Run) -> int`` in the module the entry names.
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
-#: ``enginekit.config.DEFAULT_CONFIG_PATH``, written out so that reading the arguments
+from enginekit.cli.values import seconds, variable
+
+#: ``enginekit.platform.config.DEFAULT_CONFIG_PATH``, written out so that reading the arguments
 #: imports no config machinery; a test keeps the two equal.
 DEFAULT_CONFIG = "/etc/enginekit/config.toml"
 ENV_FORMATS = ("shell", "dotenv", "json")
 #: How long ``probe`` and ``help-options`` let the engine's program run, in seconds.
 DEFAULT_TIMEOUT = 60.0
-MAX_TIMEOUT = 86400.0
-#: ``enginekit.formats.SCHEMA_FILES``' names, written out for the same reason; a test keeps them equal.
+#: ``enginekit.plan.formats.SCHEMA_FILES``' names, written out for the same reason; a test keeps them equal.
 SCHEMA_KINDS = ("plan", "spec", "spec-go")
 
 SPEC_HELP = "shard spec with its [profile], TOML or JSON; '-' reads it from stdin"
@@ -180,27 +180,6 @@ def _timeout(parser: argparse.ArgumentParser, what: str) -> None:
         metavar="SECONDS",
         help=f"stop {what} after this long (default: {DEFAULT_TIMEOUT:g})",
     )
-
-
-def variable(text: str) -> str:
-    """An environment variable's name; argparse's ``type``. Empty would read as not given."""
-    if not text or "=" in text or "\0" in text:
-        raise argparse.ArgumentTypeError(f"expected an environment variable's name, got {text!r}")
-    return text
-
-
-def seconds(text: str) -> float:
-    """An option's value as a positive number of seconds, at most a day; argparse's ``type``."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-    if value > MAX_TIMEOUT:
-        # Beyond what the OS's wait takes (it overflows), and never what was meant.
-        raise argparse.ArgumentTypeError(f"expected at most {MAX_TIMEOUT:g} seconds (a day), got {text!r}")
-    return value
 
 
 SUBCOMMANDS: tuple[Subcommand, ...] = (

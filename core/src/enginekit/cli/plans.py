@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from enginekit.base.errors import SpecError
+from enginekit.base.exits import EXIT_OK
+from enginekit.base.secrets import masked
 from enginekit.cli.context import Invalid, Run
-from enginekit.cli.exits import EXIT_OK
 from enginekit.cli.inputs import load_gpus
-from enginekit.contract import masked
-from enginekit.errors import SpecError
-from enginekit.plan import LaunchPlan
+from enginekit.plan.launch import LaunchPlan
 
 
 def plan_for(run: Run, source: str, gpus_path: Path | None = None) -> LaunchPlan:

@@ -7,15 +7,15 @@ import shlex
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
+from enginekit.base.errors import SpecError
+from enginekit.base.exits import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE
+from enginekit.base.text import printable
 from enginekit.cli.context import Invalid, Run
-from enginekit.cli.exits import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE
-from enginekit.cli.process import CannotRun, run_program
-from enginekit.errors import SpecError
-from enginekit.model import ShardSpec
-from enginekit.text import printable
+from enginekit.run.process import CannotRun, run_program
+from enginekit.spec.model import ShardSpec
 
 if TYPE_CHECKING:
-    from enginekit.engine import Engine
+    from enginekit.platform.engine import Engine
 
 #: ``probe --json``'s verdicts, and the exit status of each.
 VERDICTS = {
@@ -54,7 +54,7 @@ def probe(run: Run) -> int:
 
 def _verdict(run: Run, spec: ShardSpec, engine: Engine, report: dict[str, Any], lines: list[str]) -> str:
     """Run the listing as ``enginekit run`` does before it starts; findings go to ``report``, ``lines``."""
-    from enginekit.devicecheck import CPU_SHARD, NO_LISTING, check_devices, listing_of
+    from enginekit.run.devicecheck import CPU_SHARD, NO_LISTING, check_devices, listing_of
 
     try:
         plan = engine.plan(spec)

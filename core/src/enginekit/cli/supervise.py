@@ -10,12 +10,12 @@ import contextlib
 import sys
 from typing import Any
 
+from enginekit.base.errors import SpecError
+from enginekit.base.exits import EXIT_OK
 from enginekit.cli.context import Invalid, Run
-from enginekit.cli.exits import EXIT_OK
 from enginekit.cli.inputs import load_gpus
-from enginekit.devicecheck import listing_of
-from enginekit.errors import SpecError
 from enginekit.run import FromEnv, Supervisor, resolve
+from enginekit.run.devicecheck import listing_of
 from enginekit.run.dryrun import describe
 from enginekit.run.options import options_from
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from enginekit.base.errors import SpecError
+from enginekit.base.exits import EXIT_OK
 from enginekit.cli.context import Invalid, Run
-from enginekit.cli.exits import EXIT_OK
 from enginekit.cli.inputs import load_gpus
-from enginekit.convert import structure
-from enginekit.errors import SpecError
-from enginekit.model import Profile
-from enginekit.specio import holds_profile, looks_like_node_config
+from enginekit.spec.convert import structure
+from enginekit.spec.documents import holds_profile, looks_like_node_config
+from enginekit.spec.model import Profile
 
 
 def validate(run: Run) -> int:

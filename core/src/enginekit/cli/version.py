@@ -5,11 +5,11 @@ from __future__ import annotations
 import importlib.metadata
 
 from enginekit._version import __version__
+from enginekit.base.exits import EXIT_OK
+from enginekit.base.text import printable
 from enginekit.cli.context import Run
-from enginekit.cli.exits import EXIT_OK
-from enginekit.hookspecs import ENTRY_POINT_GROUP
-from enginekit.registry import Provider
-from enginekit.text import printable
+from enginekit.platform.hookspecs import ENTRY_POINT_GROUP
+from enginekit.platform.registry import Provider
 
 
 def version(run: Run) -> int:

@@ -9,11 +9,10 @@ from typing import Any, TypeVar
 
 import attrs
 
-from enginekit.contract import is_portable_name
-from enginekit.convert import structure
-from enginekit.errors import ProblemsError, SpecError
+from enginekit.base.errors import ProblemsError, SpecError
+from enginekit.base.text import is_portable_name, unsafe_text
 from enginekit.run.options import MAX_SECONDS, STARTUP_TIMEOUT
-from enginekit.text import unsafe_text
+from enginekit.spec.convert import structure
 
 #: How long a leader may take to load its model before Kubernetes gives up on it: what
 #: ``enginekit run`` itself allows by default, and for the same reason.

@@ -8,10 +8,10 @@ from typing import Any
 
 import attrs
 
-from enginekit.convert import unstructure
-from enginekit.errors import SpecError
-from enginekit.model import ShardSpec
-from enginekit.replica import Placement, ReplicaSpec, expand, node_count_problem, with_addresses
+from enginekit.base.errors import SpecError
+from enginekit.replica.spec import Placement, ReplicaSpec, expand, node_count_problem, with_addresses
+from enginekit.spec.convert import unstructure
+from enginekit.spec.model import ShardSpec
 
 #: Addresses from TEST-NET-1 (RFC 5737), never a real host: each rank is planned with them
 #: before anything is submitted, and the scheduler gives the real ones at start.

@@ -11,10 +11,10 @@ import threading
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 
-from enginekit.cli.process import StartFailed, start_program
-from enginekit.errors import EnginekitError
+from enginekit.base.errors import EnginekitError
+from enginekit.base.text import printable
 from enginekit.run.logs import LineSplitter, LogSink, pump, timestamp
-from enginekit.text import printable
+from enginekit.run.process import StartFailed, start_program
 
 
 class CannotStart(EnginekitError):

@@ -6,8 +6,10 @@ import shlex
 from collections.abc import Collection
 from pathlib import Path
 
-from enginekit.builder import host_port
-from enginekit.plan import MUST_BE_STOPPED, STOPS, LaunchPlan
+from enginekit.base.text import printable
+from enginekit.placement.builder import host_port
+from enginekit.plan.launch import LaunchPlan
+from enginekit.plan.leader import MUST_BE_STOPPED, STOPS
 from enginekit.run.exits import (
     EXIT_CPU_FALLBACK,
     EXIT_LEADER_GONE,
@@ -16,7 +18,6 @@ from enginekit.run.exits import (
     EXIT_STARTUP_TIMEOUT,
 )
 from enginekit.run.options import RunOptions
-from enginekit.text import printable
 
 
 def describe(

@@ -6,11 +6,11 @@ from __future__ import annotations
 # 0 (or the plan was printed), the spec breaks a rule, unusable input (a variable a
 # ``--…-from-env`` option names is missing, empty or wrong, or a program of the plan could
 # not start), a bug in enginekit.
-from enginekit.cli.exits import EXIT_BUG as EXIT_BUG
-from enginekit.cli.exits import EXIT_INVALID as EXIT_INVALID
-from enginekit.cli.exits import EXIT_OK as EXIT_OK
-from enginekit.cli.exits import EXIT_UNUSABLE as EXIT_UNUSABLE
-from enginekit.cli.process import ended
+from enginekit.base.exits import EXIT_BUG as EXIT_BUG
+from enginekit.base.exits import EXIT_INVALID as EXIT_INVALID
+from enginekit.base.exits import EXIT_OK as EXIT_OK
+from enginekit.base.exits import EXIT_UNUSABLE as EXIT_UNUSABLE
+from enginekit.run.process import ended
 
 #: The device listing says the engine's build would run on the CPU while the shard was
 #: placed on GPUs: nothing was started.

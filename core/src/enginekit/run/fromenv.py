@@ -7,10 +7,10 @@ from typing import NamedTuple
 
 import attrs
 
-from enginekit.errors import SpecError
-from enginekit.model import ShardSpec
-from enginekit.speccheck import check_spec
-from enginekit.text import printable
+from enginekit.base.errors import SpecError
+from enginekit.base.text import printable
+from enginekit.spec.model import ShardSpec
+from enginekit.spec.rules import check_spec
 
 #: More digits than any rank has (the most nodes is 65536): a longer number is garbage.
 _MAX_RANK_DIGITS = 9

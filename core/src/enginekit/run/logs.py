@@ -15,8 +15,8 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import IO, Protocol
 
-from enginekit.contract import MASK
-from enginekit.text import printable
+from enginekit.base.secrets import MASK
+from enginekit.base.text import printable
 
 #: The longest line passed on in one piece; a longer one is cut into lines of this size.
 MAX_LINE_BYTES = 64 * 1024
@@ -147,7 +147,7 @@ class LogSink:
 
     def say(self, message: str, *, kind: str = "") -> None:
         """One message of the runner's, timestamped, secrets masked, never able to forge a line."""
-        from enginekit.cli.output import masked_all
+        from enginekit.base.secrets import masked_all
 
         label = f"{kind}: " if kind else ""
         lines = masked_all(message, self.secrets).split("\n")

@@ -8,8 +8,8 @@ from typing import Any
 
 import attrs
 
-from enginekit.errors import EnginekitError
-from enginekit.text import printable
+from enginekit.base.errors import EnginekitError
+from enginekit.base.text import printable
 
 #: Defaults, in seconds. A vLLM shard of a large model can take many minutes to load
 #: and compile; a worker pod may start long before its leader's image is pulled.

@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from enginekit.builder import host_port
-from enginekit.errors import EnginekitError
-from enginekit.plan import MUST_BE_STOPPED, LaunchPlan
+from enginekit.base.errors import EnginekitError
+from enginekit.base.text import printable
+from enginekit.placement.builder import host_port
+from enginekit.plan.launch import LaunchPlan
+from enginekit.plan.leader import MUST_BE_STOPPED
 from enginekit.run import status as st
 from enginekit.run.children import CannotStart, Child, kill_groups, reap_orphans, stop_groups
 from enginekit.run.exits import (
@@ -36,10 +38,9 @@ from enginekit.run.leader import TICK, PortWatch, wait_for_port
 from enginekit.run.logs import ByteSink, LogSink, default_stream, timestamp
 from enginekit.run.options import RunOptions
 from enginekit.run.readiness import Health, HealthPoller
-from enginekit.text import printable
 
 if TYPE_CHECKING:
-    from enginekit.engine import Engine
+    from enginekit.platform.engine import Engine
 
 #: The signals that stop the shard: each is forwarded as SIGTERM to every process group.
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
@@ -187,7 +188,7 @@ class Supervisor:
     def _check_devices(self) -> int | None:
         if self._engine is None:
             return None
-        from enginekit.devicecheck import CPU, GPU, check_devices
+        from enginekit.run.devicecheck import CPU, GPU, check_devices
 
         try:
             found = check_devices(
@@ -509,7 +510,7 @@ def _names(plan: LaunchPlan) -> list[str]:
 
 def _masked(value: Any, secrets: Sequence[str]) -> Any:
     """``value`` (a JSON document) with every secret masked in every string of it."""
-    from enginekit.cli.output import masked_all
+    from enginekit.base.secrets import masked_all
 
     if isinstance(value, str):
         return masked_all(value, secrets)

@@ -17,7 +17,7 @@ whatever the site allows, ``validate`` names the profile in every sentence, only
 multi-node leader serves HTTP and never waits for its own port, wrong types are
 refused with the field named, and the health and metrics paths are paths. Optional
 class attributes: ``installed`` (an installed build's root), ``policy`` (the site's
-:class:`~enginekit.envpolicy.EnvPolicy`), ``takes_api_key``, ``max_examples``,
+:class:`~enginekit.policy.env.EnvPolicy`), ``takes_api_key``, ``max_examples``,
 ``device_output``; optional
 methods: ``adapt(shard)`` (fit drawn shards to the engine) and ``invalid_profiles()``.
 See ``docs/conformance-kit.md``.
@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
+from enginekit.policy.env import DEFAULT_POLICY, EnvPolicy
 from enginekit.testing.engines import (
     assert_env_denied,
     check_engine,

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import attrs
 import pytest
 
-from enginekit.convert import structure, unstructure
-from enginekit.engine import Engine
-from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
-from enginekit.errors import EnginekitError, EngineUnavailable
-from enginekit.model import Command, GPUInfo, Profile, ShardSpec
-from enginekit.ncclenv import TUNABLE, EnvBuild, apply_profile_env, placement_env
+from enginekit.base.errors import EnginekitError, EngineUnavailable
+from enginekit.placement.env import TUNABLE, EnvBuild, apply_profile_env, placement_env
+from enginekit.platform.engine import Engine
+from enginekit.policy.env import DEFAULT_POLICY, EnvPolicy
+from enginekit.spec.convert import structure, unstructure
+from enginekit.spec.model import Command, GPUInfo, Profile, ShardSpec
 from enginekit.testing.engines import engine_for, instantiate
 from enginekit.testing.factories import SHAPES, check_shapes, example_shard, make_replica
 from enginekit.testing.purity import ADVICE, forbid_side_effects
@@ -27,7 +27,7 @@ from enginekit.testing.purity import ADVICE, forbid_side_effects
 if TYPE_CHECKING:
     from hypothesis import strategies as st
 
-    from enginekit.plan import LaunchPlan
+    from enginekit.plan.launch import LaunchPlan
 
 #: Pass-through arguments that some engine refuses, or checks the value of: each makes
 #: an engine's ``validate`` speak, so its sentences can be checked for the profile's name.
@@ -356,7 +356,7 @@ class EngineConformance:
                 assert got == value, (
                     f"engine {self.engine!r}: {_where(index, command)} of a {_what(shard)} has placement "
                     f"variable {key}={got!r}, placement says {value!r}; build commands with "
-                    f"enginekit.builder.CommandBuilder"
+                    f"enginekit.placement.builder.CommandBuilder"
                 )
 
     def check_secret_env(self, shard: ShardSpec) -> None:

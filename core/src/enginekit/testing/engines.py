@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from enginekit.convert import structure
-from enginekit.engine import Engine
-from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
-from enginekit.model import Command, GPUInfo, ShardSpec
-from enginekit.registry import Registry
+from enginekit.platform.engine import Engine
+from enginekit.platform.registry import Registry
+from enginekit.policy.env import DEFAULT_POLICY, EnvPolicy
+from enginekit.spec.convert import structure
+from enginekit.spec.model import Command, GPUInfo, ShardSpec
 
 
 def instantiate(plugin: object, name: str) -> object:

@@ -6,7 +6,7 @@ from typing import Any
 
 import attrs
 
-from enginekit.model import Adapter, Profile, ShardSpec
+from enginekit.spec.model import Adapter, Profile, ShardSpec
 
 #: The launch shapes the kit knows, each with a factory here and a strategy in
 #: :mod:`enginekit.testing.strategies`.

@@ -11,10 +11,10 @@ from collections.abc import Callable
 
 import pytest
 
-from enginekit.args import forget_readings
-from enginekit.envpolicy import forget_judgements
-from enginekit.model import Profile, ShardSpec
-from enginekit.ncclenv import forget_placement
+from enginekit.placement.env import forget_placement
+from enginekit.policy.args import forget_readings
+from enginekit.policy.env import forget_judgements
+from enginekit.spec.model import Profile, ShardSpec
 from enginekit.testing import factories
 
 

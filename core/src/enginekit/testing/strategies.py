@@ -1,7 +1,7 @@
 """Hypothesis strategies: valid shard specs of every launch shape, and API keys.
 
-Every shard drawn passes :func:`enginekit.speccheck.check_spec` and its profile
-:func:`enginekit.checks.validate_common`: a plugin's test can assume the core accepts
+Every shard drawn passes :func:`enginekit.spec.rules.check_spec` and its profile
+:func:`enginekit.policy.checks.validate_common`: a plugin's test can assume the core accepts
 it, so whatever fails is the engine's doing. Needs ``hypothesis`` (``enginekit[testing]``).
 """
 
@@ -19,7 +19,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess witho
         "enginekit.testing.strategies needs hypothesis: install it, or enginekit[testing]"
     ) from exc
 
-from enginekit.model import Adapter, Profile, ShardSpec
+from enginekit.spec.model import Adapter, Profile, ShardSpec
 from enginekit.testing.factories import MIG_INDEX_BASE, SHAPES, check_shapes
 
 #: The characters of base64, base64url and JWT keys: what the spec rules accept in a key.

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from enginekit.plugin import Allowable  # the config fields' module: no reading of arguments
 
 if TYPE_CHECKING:
     from enginekit.plugin import OptionTable
-
-    from enginekit_llamacpp.syntax import ServerSyntax as ServerSyntax
 
 #: The program's name in a llama.cpp build (``<build>/bin/llama-server``).
 EXECUTABLE = "llama-server"
@@ -244,25 +242,6 @@ NAMED = frozenset([*MANAGED, *SECRET, *RISKY, *PRIORITY, *NOT_GGUF])
 #: What ``allow_args`` may name: the risky and priority flags, or a long option neither a
 #: read build nor this module has (a newer build's, which the site vouches for).
 ALLOWABLE = Allowable(frozenset(RISKY) | PRIORITY, lambda: table().options | NAMED, underscores=True)
-
-
-#: Values each option of any build takes, for the positional check: the option table's,
-#: and one for the plugin's flags no build read has (``--file``, ``--quantization``…).
-ARITY: dict[str, int | None]
-#: llama-server's parser (:class:`enginekit_llamacpp.syntax.ServerSyntax`) over every
-#: option of every build read and the flags above. Both live in
-#: ``enginekit_llamacpp.syntax``, imported when first read (this module's ``__getattr__``):
-#: `enginekit engines` imports this module for the config's checks, and never reads
-#: arguments or the option table.
-SYNTAX: ServerSyntax
-
-
-def __getattr__(name: str) -> Any:
-    if name in ("SYNTAX", "ServerSyntax", "ARITY"):
-        from enginekit_llamacpp import syntax
-
-        return getattr(syntax, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _is_number(token: str) -> bool:

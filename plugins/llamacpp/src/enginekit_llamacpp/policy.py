@@ -6,7 +6,8 @@ from collections.abc import Collection
 
 from enginekit.plugin import EnginePolicy, EnvDeny
 
-from enginekit_llamacpp.flags import API_KEY_ENV, ARITY, EXECUTABLE, MANAGED, RISKY, SECRET, SYNTAX
+from enginekit_llamacpp.flags import API_KEY_ENV, EXECUTABLE, MANAGED, RISKY, SECRET
+from enginekit_llamacpp.syntax import ARITY, SYNTAX
 
 #: ggml's tuning namespace (``GGML_CUDA_FORCE_MMQ``, ``GGML_CUDA_NO_PINNED``…). llama.cpp's
 #: own ``LLAMA_`` names stay closed: ``LLAMA_ARG_*`` sets flags, ``LLAMA_CACHE`` picks

@@ -21,7 +21,7 @@ import urllib.request
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from enginekit.model import Command
+from enginekit.spec.model import Command
 
 
 def free_port() -> int:

@@ -2,7 +2,7 @@
 
 Click gives an option that takes a value the next argument, whatever it is:
 ``--tokenizer --log_level`` sets the tokenizer to ``--log_level``, and ``--log_level`` is
-not an option there. The shared reader in ``enginekit.args`` stops at a token starting
+not an option there. The shared reader in ``enginekit.policy.args`` stops at a token starting
 with ``--``, which is argparse's reading, so :class:`ClickSyntax` reads the arguments
 Click's way first, and every check (the core's and this plugin's) looks at that reading:
 a copy in which such values no longer look like options, with the values Click gives.

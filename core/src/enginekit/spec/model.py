@@ -7,6 +7,11 @@ from typing import Any
 
 import attrs
 
+from enginekit.base.errors import SpecError
+from enginekit.base.secrets import MASK
+from enginekit.spec.convert import structure, unstructure
+from enginekit.spec.documents import looks_like_node_config, scrubbed
+
 #: Where an engine listens when the agent gave it no bind address.
 ALL_ADDRESSES = "0.0.0.0"
 
@@ -170,8 +175,6 @@ class ShardSpec:
         ``go_names`` writes the Go agent's field names (``ReplicaID``, ``GPUIndices``);
         the API key is masked unless ``show_secrets``.
         """
-        from enginekit.specio import dump_spec
-
         return dump_spec(self, go_names=go_names, show_secrets=show_secrets)
 
     @classmethod
@@ -180,9 +183,7 @@ class ShardSpec:
 
         :raises SpecError: listing every problem; a masked API key is one.
         """
-        from enginekit.specio import load_spec
-
-        return load_spec(raw).spec
+        return spec_from_document(raw)[0]
 
     def host(self) -> str:
         """Where the engine listens."""
@@ -238,3 +239,93 @@ class Command:
         """
         merged = {**inherited, **self.env}
         return dict(sorted(merged.items()))
+
+
+#: The field names the Go agent's encoding/json reads and writes, by class and field.
+#: Untagged Go fields are matched by their Go name, case-insensitively but never across
+#: an underscore, so ``replica_id`` is not ``ReplicaID`` to it; tagged ones by their tag.
+GO_NAMES: Mapping[type, Mapping[str, str]] = {
+    ShardSpec: {
+        "replica_id": "ReplicaID",
+        "shard_id": "ShardID",
+        "rank": "Rank",
+        "nnodes": "NNodes",
+        "leader_addr": "LeaderAddr",
+        "leader_port": "LeaderPort",
+        "gpu_indices": "GPUIndices",
+        "gpu_uuids": "gpu_uuids",
+        "hcas": "HCAs",
+        "mgmt_interface": "MgmtInterface",
+        "gid_index": "GIDIndex",
+        "http_port": "HTTPPort",
+        "profile": "Profile",
+        "bind_addr": "bind_addr",
+        "api_key": "api_key",
+        "kv_events_port": "kv_events_port",
+        "threads": "threads",
+        "kv_cache_mib": "kv_cache_mib",
+        "pool": "Pool",
+        "fabric": "Fabric",
+        "profile_fp": "ProfileFP",
+    },
+    Profile: {
+        "name": "Name",
+        "engine": "Engine",
+        "gpu_class": "GPUClass",
+        "tp": "TP",
+        "pp": "PP",
+        "gpus_per_node": "GPUsPerNode",
+        "nodes": "Nodes",
+        "args": "Args",
+        "env": "Env",
+        "model_path": "ModelPath",
+        "served_model_name": "ServedModelName",
+        "adapters": "Adapters",
+        "kv_events": "kv_events",
+    },
+    Adapter: {"name": "name", "path": "path"},
+}
+
+
+def dump_spec(spec: ShardSpec, *, go_names: bool = False, show_secrets: bool = False) -> dict[str, Any]:
+    """The spec as JSON-ready data that :func:`load_spec` reads back equal.
+
+    :param go_names: write the Go agent's field names (``ReplicaID``, ``GPUIndices``), so
+        an agent decoding with encoding/json reads every field; enginekit reads both.
+    :param show_secrets: write the API key; otherwise it is replaced by a mask, which
+        :func:`load_spec` refuses, so a masked spec is never mistaken for a usable one.
+    """
+    data: dict[str, Any] = unstructure(spec)
+    if spec.api_key and not show_secrets:
+        # Wherever it was pasted (an env value, an argument), the key is shown as the mask.
+        data = scrubbed(data, spec.api_key)
+        data["api_key"] = MASK
+    return _renamed(data, ShardSpec) if go_names else data
+
+
+def _renamed(data: dict[str, Any], cls: type) -> dict[str, Any]:
+    names = GO_NAMES[cls]
+    out = {names[key]: value for key, value in data.items()}
+    if cls is ShardSpec:
+        out[names["profile"]] = _renamed(data["profile"], Profile)
+    elif cls is Profile:
+        out[names["adapters"]] = [_renamed(item, Adapter) for item in data["adapters"]]
+    return out
+
+
+def spec_from_document(
+    raw: Mapping[str, Any], *, where: str = "spec", lenient: bool = False
+) -> tuple[ShardSpec, list[str]]:
+    """The shard spec a parsed document holds, and the unknown fields ``lenient`` let through.
+
+    :raises SpecError: listing every problem; a node config given as a spec, and a masked
+        API key, are problems too.
+    """
+    if looks_like_node_config(raw):
+        raise SpecError([f"{where}: a node config, not a shard spec (it has no profile)"])
+    spec, unknown = structure(raw, ShardSpec, path="spec", lenient=lenient)
+    if spec.api_key == MASK:
+        raise SpecError(
+            [f"spec.api_key: holds the mask {MASK!r}, not a key: write the spec with show_secrets=True"]
+        )
+    return spec, unknown

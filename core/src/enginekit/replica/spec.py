@@ -8,11 +8,11 @@ from typing import Any
 
 import attrs
 
-from enginekit.contract import MASK
-from enginekit.convert import folded_names, structure
-from enginekit.errors import SpecError
-from enginekit.model import Profile, ShardSpec
-from enginekit.speccheck import check_spec
+from enginekit.base.errors import SpecError
+from enginekit.base.secrets import MASK
+from enginekit.spec.convert import folded_names, structure
+from enginekit.spec.model import Profile, ShardSpec
+from enginekit.spec.rules import check_spec
 
 
 @attrs.frozen(kw_only=True)
@@ -95,7 +95,7 @@ def load_replica(
 
     :raises SpecError: listing every problem, each naming its field (``replica.nodes[1].hcas: …``).
     """
-    from enginekit.specio import read_document  # the shard spec's reader: one way to read a document
+    from enginekit.spec.documents import read_document
 
     where = name or (str(source) if isinstance(source, os.PathLike) else "replica")
     try:

@@ -9,18 +9,20 @@ from typing import Any
 
 import attrs
 
-from enginekit import hookspecs
-from enginekit.args import ParsedArgs
-from enginekit.checks import arg_policy_problems, bounds_problems, validate_common
-from enginekit.contract import Answers, masked, masked_error
-from enginekit.envpolicy import DEFAULT_POLICY, RESERVED, EnvPolicy
-from enginekit.errors import EngineError, EnginekitError, SpecError
-from enginekit.logs import logger
-from enginekit.model import Adapter, Command, GPUInfo, Profile, ShardSpec
-from enginekit.ncclenv import DroppedVar, EnvBuild, apply_profile_env, placement_env
-from enginekit.plan import LEADER_EXIT_CHOICES, MUST_BE_STOPPED, LaunchPlan
-from enginekit.policy import EnginePolicy
-from enginekit.speccheck import check_spec
+from enginekit.base.errors import EngineError, EnginekitError, SpecError
+from enginekit.base.logs import logger
+from enginekit.base.secrets import masked, masked_error
+from enginekit.placement.env import DroppedVar, EnvBuild, apply_profile_env, placement_env
+from enginekit.plan.launch import LaunchPlan
+from enginekit.plan.leader import LEADER_EXIT_CHOICES, MUST_BE_STOPPED
+from enginekit.platform import hookspecs
+from enginekit.platform.contract import Answers
+from enginekit.policy.args import ParsedArgs
+from enginekit.policy.checks import arg_policy_problems, bounds_problems, validate_common
+from enginekit.policy.engine import EnginePolicy
+from enginekit.policy.env import DEFAULT_POLICY, RESERVED, EnvPolicy
+from enginekit.spec.model import Adapter, Command, GPUInfo, Profile, ShardSpec
+from enginekit.spec.rules import check_spec
 
 #: The hook caller that reaches this engine (and wrappers) only, by hook name.
 HookLookup = Callable[[str], Callable[..., Any]]

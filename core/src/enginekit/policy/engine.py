@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 import attrs
 
-from enginekit.args import ArgSyntax
+from enginekit.policy.args import ArgSyntax
 
 #: How many values an option takes: 0 for a flag, n for exactly n, None when unknown or
 #: a list. A mapping, or a function of the option's canonical spelling.

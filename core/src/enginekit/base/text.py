@@ -96,3 +96,25 @@ def printable(text: str, limit: int = 2000) -> str:
 
 def _escaped(char: str) -> str:
     return f"\\u{{{ord(char):04X}}}" if _unsafe().match(char) else char
+
+
+# The patterns are compiled by ``re`` (and kept in its cache) when a check first reads
+# them: `enginekit engines` checks only the ``unavailable`` answer, which reads none.
+#: A variable name or namespace: ASCII letters, digits and ``_``, not starting with a digit.
+_PORTABLE = r"[A-Za-z_][A-Za-z0-9_]{0,255}\Z"
+
+
+def is_portable_name(name: str) -> bool:
+    """Whether ``name`` means one variable to every exec: a POSIX portable name.
+
+    ``CUDA_VISIBLE_DEVICES=0,1`` as a name would be a second entry for the real variable.
+    """
+    return re.match(_PORTABLE, name) is not None
+
+
+def is_url_path(path: str) -> bool:
+    """Whether ``path`` can follow a base URL: it starts with ``/`` and is plain text.
+
+    ``12345`` would make http://127.0.0.1:800012345 of a health URL, ``@evil/`` another host.
+    """
+    return path.startswith("/") and not unsafe_text(path) and " " not in path

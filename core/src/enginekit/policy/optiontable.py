@@ -17,9 +17,9 @@ from typing import Any
 
 import attrs
 
-from enginekit.args import ParsedArgs, spelling
-from enginekit.errors import EngineError
-from enginekit.versions import Version, parse_version
+from enginekit.base.errors import EngineError
+from enginekit.base.versions import Version, parse_version
+from enginekit.policy.args import ParsedArgs, spelling
 
 #: The shape this module reads; a table of another shape is refused, not guessed at.
 TABLE_FORMAT = 1

@@ -1,7 +1,7 @@
 """The environment safety policy: which profile variables may reach an engine, and why not.
 
 The tables here are engine-neutral (the loader, interpreters, credentials, proxies, CUDA
-and NCCL placement); each engine adds its own through :class:`enginekit.policy.EnginePolicy`.
+and NCCL placement); each engine adds its own through :class:`enginekit.policy.engine.EnginePolicy`.
 
 Engines start as root on the node, and no loader or interpreter protection applies to a
 process that is merely started by root (that only covers setuid programs). A profile's
@@ -31,7 +31,7 @@ at that moment. A name goes through these layers, in order:
    expandable_segments:True``), so the name is accepted and its *value* is judged instead.
 
 Then the value, for every key, allowed ones included: a string; none of the characters
-of :data:`enginekit.text.UNSAFE_CHARACTERS` (NUL, controls, bidirectional overrides, line
+of :data:`enginekit.base.text.UNSAFE_CHARACTERS` (NUL, controls, bidirectional overrides, line
 separators, lone surrogates); not an exported shell function (``() …``); at most
 :data:`MAX_VALUE_LENGTH` bytes; no ``/`` or ``%`` unless the site lists the key in
 ``path_keys``. The value of a ``*_CONF`` key must be a tuning string:
@@ -56,8 +56,8 @@ from typing import NamedTuple
 
 import attrs
 
-from enginekit.policy import EnginePolicy, EnvDeny
-from enginekit.text import unsafe_text
+from enginekit.base.text import unsafe_text
+from enginekit.policy.engine import EnginePolicy, EnvDeny
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 MAX_KEY_LENGTH = 256

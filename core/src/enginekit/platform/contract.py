@@ -7,43 +7,23 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from enginekit.errors import EngineError, EnginekitError
-from enginekit.text import has_unsafe, printable, unsafe_text
+from enginekit.base.errors import EngineError, EnginekitError
+from enginekit.base.secrets import _refusal, described
+from enginekit.base.text import has_unsafe, is_portable_name, is_url_path, printable, unsafe_text
 
 # Imported by the checks that read them: ``enginekit engines`` checks only the
 # ``unavailable`` answer, and must not load the model or the policy types to do it.
 if TYPE_CHECKING:
-    from enginekit.model import Command
-    from enginekit.policy import EnginePolicy
+    from enginekit.policy.engine import EnginePolicy
+    from enginekit.spec.model import Command
 
 F = TypeVar("F", bound=Callable[..., Any])
-# The patterns are compiled by ``re`` (and kept in its cache) when a check first reads
-# them: `enginekit engines` checks only the ``unavailable`` answer, which reads none.
-#: A variable name or namespace: ASCII letters, digits and ``_``, not starting with a digit.
-_PORTABLE = r"[A-Za-z_][A-Za-z0-9_]{0,255}\Z"
 #: Portable names, one per line: every env name of a command checked in one match.
 _PORTABLE_NAMES = r"(?:[A-Za-z_][A-Za-z0-9_]{0,255}\n)+\Z"
 #: A part of a variable name: a prefix, or a suffix such as ``_PATH``.
 _NAME_PART = r"[A-Za-z0-9_]{1,256}\Z"
 #: The shortest namespace an engine may open: its name and an underscore, at the least.
 _MIN_NAMESPACE = 3
-MASK = "<secret>"
-
-
-def is_portable_name(name: str) -> bool:
-    """Whether ``name`` means one variable to every exec: a POSIX portable name.
-
-    ``CUDA_VISIBLE_DEVICES=0,1`` as a name would be a second entry for the real variable.
-    """
-    return re.match(_PORTABLE, name) is not None
-
-
-def is_url_path(path: str) -> bool:
-    """Whether ``path`` can follow a base URL: it starts with ``/`` and is plain text.
-
-    ``12345`` would make http://127.0.0.1:800012345 of a health URL, ``@evil/`` another host.
-    """
-    return path.startswith("/") and not unsafe_text(path) and " " not in path
 
 
 def _guarded(check: F) -> F:
@@ -112,7 +92,7 @@ class Answers:
         return None if answer is None else self._command(hook, answer, "the command")
 
     def _command(self, hook: str, command: object, where: str) -> Command:
-        from enginekit.model import Command
+        from enginekit.spec.model import Command
 
         if type(command) is not Command:
             raise self.broken(hook, f"returned {_kind(command)} as {where}, expected a Command")
@@ -152,8 +132,8 @@ class Answers:
     @_guarded
     def policy(self, hook: str, answer: object) -> EnginePolicy:
         """An :class:`EnginePolicy` whose fields hold what they say; ``None`` is no policy."""
-        from enginekit.args import ArgSyntax
-        from enginekit.policy import NO_POLICY, EnginePolicy
+        from enginekit.policy.args import ArgSyntax
+        from enginekit.policy.engine import NO_POLICY, EnginePolicy
 
         if answer is None:
             return NO_POLICY
@@ -232,7 +212,7 @@ class Answers:
     def call(self, hook: str, function: Callable[..., Any], secret: str = "", **kwargs: Any) -> Any:
         """Call ``function``; whatever it raises becomes one error naming the engine and the hook.
 
-        An :class:`~enginekit.errors.EnginekitError` is the plugin saying why it refuses:
+        An :class:`~enginekit.base.errors.EnginekitError` is the plugin saying why it refuses:
         it keeps its kind (so a refusal stays a refusal), with the key masked and the
         text made printable. Anything else — ``SystemExit`` included: a plugin does not
         decide the caller's exit status — is a bug in the plugin, reported as such.
@@ -253,7 +233,7 @@ def _texts(*items: object) -> bool:
 
 
 def _deny_group_ok(group: object) -> bool:
-    from enginekit.policy import EnvDeny
+    from enginekit.policy.engine import EnvDeny
 
     if type(group) is not EnvDeny or type(group.floor) is not bool or not _texts(group.why):
         return False
@@ -276,67 +256,3 @@ def _kind(value: object) -> str:
     if issubclass(type(value), str):
         return f"a string of {str.__len__(value)} characters"  # type: ignore[arg-type]
     return f"a value of type {printable(type(value).__name__, 80)}"
-
-
-#: Shorter values are not masked: the spec rules refuse such a key (it is guessable), and
-#: masking every "8000" or "serve" in a message would make it unreadable.
-MIN_MASKED = 8
-
-
-def masked(text: str, secret: str) -> str:
-    """``text`` with every occurrence of ``secret`` replaced by the mask.
-
-    A value cut short for a message (``'sk-proj-AbCd…``) is still most of the key: a
-    prefix of it that ends where the text was cut is masked too.
-    """
-    if len(secret) < MIN_MASKED:
-        return text
-    text = text.replace(secret, MASK)
-    quoted = repr(secret)[1:-1]
-    if quoted != secret:
-        # A message shows a value with repr(): a key holding a quote or a backslash is
-        # escaped there, and must be found in that form too.
-        text = text.replace(quoted, MASK)
-    if "…" in text:
-        for end in range(len(secret) - 1, MIN_MASKED - 1, -1):
-            text = text.replace(secret[:end] + "…", MASK + "…")
-    return text
-
-
-def described(exc: BaseException, secret: str = "") -> str:
-    """``Type: message`` for an exception a plugin raised: printable, key masked, never raising.
-
-    The problems of a :class:`~enginekit.errors.ProblemsError` are its message, joined.
-    """
-    kind = printable(type(exc).__name__, 80)
-    try:
-        problems = getattr(exc, "problems", None)
-        text = "; ".join(_plain(p) for p in problems) if problems else _plain(exc)
-    except Exception:  # an exception whose __str__ raises says nothing more
-        return kind
-    return f"{kind}: {printable(masked(text, secret))}" if text else kind
-
-
-def _plain(value: object) -> str:
-    """``str(value)`` as a plain ``str``: a subclass's methods never run on it afterwards."""
-    return str.__str__(str(value))
-
-
-def masked_error(exc: EnginekitError, secret: str) -> EnginekitError:
-    """``exc`` as the core's own error of the same kind, with ``secret`` masked and the text printable."""
-    return _refusal(exc, secret)
-
-
-def _refusal(exc: EnginekitError, secret: str) -> EnginekitError:
-    """The plugin's refusal as the core's own error of the same kind, masked and printable."""
-    from enginekit.errors import ProblemsError
-
-    try:
-        problems = getattr(exc, "problems", None)
-        if isinstance(exc, ProblemsError) and isinstance(problems, tuple | list):
-            kind = next(k for k in type(exc).__mro__ if k.__module__ == "enginekit.errors")
-            return kind([printable(masked(_plain(p), secret)) for p in problems])  # type: ignore[no-any-return]
-        kind = next(k for k in type(exc).__mro__ if k.__module__ == "enginekit.errors")
-        return kind(printable(masked(_plain(exc), secret)))  # type: ignore[no-any-return]
-    except Exception:
-        return EngineError("a plugin raised an error that cannot be shown")

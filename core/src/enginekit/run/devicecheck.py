@@ -6,13 +6,13 @@ import shlex
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
-from enginekit.cli.process import CannotRun, run_program
-from enginekit.errors import EnginekitError
-from enginekit.plan import LaunchPlan
-from enginekit.text import printable
+from enginekit.base.errors import EnginekitError
+from enginekit.base.text import printable
+from enginekit.plan.launch import LaunchPlan
+from enginekit.run.process import CannotRun, run_program
 
 if TYPE_CHECKING:
-    from enginekit.engine import Engine
+    from enginekit.platform.engine import Engine
 
 #: The verdicts, as ``enginekit probe --json`` names them.
 GPU = "gpu"  # the build sees GPUs

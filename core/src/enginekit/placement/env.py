@@ -12,8 +12,8 @@ from types import MappingProxyType
 
 import attrs
 
-from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
-from enginekit.model import ShardSpec
+from enginekit.policy.env import DEFAULT_POLICY, EnvPolicy
+from enginekit.spec.model import ShardSpec
 
 PROFILE_OVERRIDE = "set by the profile: the escape hatch for per-cluster tuning no adapter can guess"
 
@@ -56,7 +56,7 @@ def forget_placement() -> None:
 def placement_env(spec: ShardSpec) -> EnvBuild:
     """The variables derived from where the shard was placed: the seed's ``baseEnv`` rules.
 
-    Engine plugins start from this (through :class:`enginekit.builder.CommandBuilder`)
+    Engine plugins start from this (through :class:`enginekit.placement.builder.CommandBuilder`)
     and add their own; profile overrides are applied by the registry afterwards, so a
     plugin never needs the site's policy. The answer is read-only: copy it to change it.
     """

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable
 
-from enginekit.model import Command, ShardSpec
-from enginekit.ncclenv import placement_env
+from enginekit.placement.env import placement_env
+from enginekit.spec.model import Command, ShardSpec
 
 #: Why the API key is in the environment, when an engine does not say more.
 KEY_WHY = "the API key: the engine reads it from here, never from argv, where any local user can read it"
@@ -15,7 +15,7 @@ KEY_WHY = "the API key: the engine reads it from here, never from argv, where an
 class CommandBuilder:
     """Variables and their reasons for one shard, and the commands that carry them.
 
-    It starts from the shard's placement environment (:func:`enginekit.ncclenv.placement_env`),
+    It starts from the shard's placement environment (:func:`enginekit.placement.env.placement_env`),
     so a plugin cannot forget which GPUs, NICs and interfaces the shard was given; the
     registry checks every command still carries those variables unchanged. Each
     :meth:`command` takes a copy of the variables as they are then, so a sidecar started

@@ -19,8 +19,8 @@ their arguments and the engine's frozen config, with no ``os.environ`` reads, no
 subprocesses and no filesystem probing. That is what makes every rule testable without
 a GPU.
 
-Answers are checked at the boundary (:mod:`enginekit.contract`): an exception or a
-malformed answer from any hook becomes one :class:`~enginekit.errors.EngineError` naming
+Answers are checked at the boundary (:mod:`enginekit.platform.contract`): an exception or a
+malformed answer from any hook becomes one :class:`~enginekit.base.errors.EngineError` naming
 the engine, its distribution and the hook. Raise ``EngineError`` yourself to refuse a
 shard with a reason; anything else you raise is reported as a bug in the plugin.
 
@@ -31,7 +31,7 @@ engine's answer and never replace it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 import pluggy
 
@@ -39,9 +39,9 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from enginekit.args import ParsedArgs
-    from enginekit.model import Command, GPUInfo, Profile, ShardSpec
-    from enginekit.policy import EnginePolicy
+    from enginekit.policy.args import ParsedArgs
+    from enginekit.policy.engine import EnginePolicy
+    from enginekit.spec.model import Command, GPUInfo, Profile, ShardSpec
 
 PROJECT_NAME = "enginekit"
 ENTRY_POINT_GROUP = "enginekit.engines"
@@ -55,7 +55,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 @hookspec(firstresult=True)
 def policy() -> EnginePolicy | None:
-    """Declare the variables and flags this engine owns: an :class:`~enginekit.policy.EnginePolicy`.
+    """Declare the variables and flags this engine owns: an :class:`~enginekit.policy.engine.EnginePolicy`.
 
     Optional (nothing opened, nothing reserved); asked once per engine, so a function of
     the frozen config. The registry applies it for this engine's profiles only: the env
@@ -72,7 +72,7 @@ def validate(profile: Profile, gpus: Sequence[GPUInfo], args: ParsedArgs) -> lis
     """Reject a profile that cannot work on these GPUs, before anything is started.
 
     **Required.** The registry has already applied the checks every engine shares
-    (:func:`enginekit.checks.validate_common`, the site's env policy with this engine's
+    (:func:`enginekit.policy.checks.validate_common`, the site's env policy with this engine's
     own, and the flag policy of :func:`policy`); return only what is particular to this
     engine: quantization floors, parallelism it cannot do, values of pass-through
     arguments it must refuse. Return one sentence per problem, each starting
@@ -105,7 +105,7 @@ def commands(shard: ShardSpec, installed: Path | None) -> list[Command] | None:
     policy; a variable the engine generates is never overridden by a profile (except the
     NCCL tuning escape hatch, :data:`enginekit.plugin.TUNABLE`). The profile has passed
     the shared checks and this engine's :func:`validate`, and the shard
-    :func:`enginekit.speccheck.check_spec`, before this is called: do not check them again.
+    :func:`enginekit.spec.rules.check_spec`, before this is called: do not check them again.
     The API key reaches the engine through ``env`` only, named in ``secret_env`` (and
     declared in the policy's ``secret_env``); the registry refuses a command whose
     arguments contain it. Return a list (not a generator)
@@ -116,7 +116,7 @@ def commands(shard: ShardSpec, installed: Path | None) -> list[Command] | None:
     :param installed: Root of the build the agent installed for this engine, or ``None``
         when the engine runs what the node already has. Passed only to engines whose
         class sets ``takes_installed_build = True``.
-    :raises enginekit.errors.EngineError: when this engine cannot build this shard (say why).
+    :raises enginekit.base.errors.EngineError: when this engine cannot build this shard (say why).
     """
 
 
@@ -211,3 +211,18 @@ def unavailable() -> str | None:
     Optional; available by default. For an engine the agent does not install and that
     needs the node config to name it (TensorRT-LLM's interpreter): say how to enable it.
     """
+
+
+class EngineClass(Protocol):
+    """What an engine plugin class may declare, besides its hook implementations.
+
+    ``config_type`` is the attrs class the registry structures ``[engines.<name>]`` into
+    and passes to ``__init__``; ``takes_installed_build`` says the engine runs a build
+    the agent installed (its root arrives as ``installed`` in ``commands``). Both are
+    optional: a class without ``config_type`` is instantiated without arguments.
+    """
+
+    config_type: ClassVar[type]
+    takes_installed_build: ClassVar[bool]
+
+    def __init__(self, config: object) -> None: ...

@@ -3,24 +3,53 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, TypeVar
 
 import attrs
 
-from enginekit.contract import MASK, is_portable_name, is_url_path, masked
-from enginekit.convert import entries_named, folded_names, structure
-from enginekit.errors import SpecError
-from enginekit.formats import FORMAT_VERSION, newer_minor
-from enginekit.model import Command, ShardSpec, _dict
-from enginekit.ncclenv import DroppedVar
-from enginekit.specio import dump_spec, scrubbed
+from enginekit.base.errors import SpecError
+from enginekit.base.secrets import MASK, masked
+from enginekit.base.text import is_portable_name, is_url_path
+from enginekit.placement.env import DroppedVar
+from enginekit.plan.formats import FORMAT_VERSION, newer_minor
+from enginekit.plan.leader import LEADER_EXIT_CHOICES, MUST_BE_STOPPED
+from enginekit.spec.convert import entries_named, folded_names, structure
+from enginekit.spec.documents import scrubbed
+from enginekit.spec.model import Command, ShardSpec, _dict, dump_spec
 
-if TYPE_CHECKING:
-    from enginekit.plan import LaunchPlan
+
+class PlanFields(Protocol):
+    """What the format writes of a plan: ``LaunchPlan``'s fields, named here so that the
+    format, which the plan's methods call, never imports the plan's class."""
+
+    @property
+    def engine(self) -> str: ...
+    @property
+    def shard(self) -> ShardSpec: ...
+    @property
+    def commands(self) -> tuple[Command, ...]: ...
+    @property
+    def serves_http(self) -> bool: ...
+    @property
+    def health_path(self) -> str: ...
+    @property
+    def metrics_path(self) -> str: ...
+    @property
+    def notes(self) -> tuple[str, ...]: ...
+    @property
+    def dropped_env(self) -> tuple[DroppedVar, ...]: ...
+    @property
+    def on_leader_exit(self) -> str: ...
+    @property
+    def base_url(self) -> str: ...
 
 
-def plan_dict(plan: LaunchPlan, *, show_secrets: bool) -> dict[str, Any]:
+#: The plan class :func:`read_plan` builds.
+P = TypeVar("P", bound=PlanFields)
+
+
+def plan_dict(plan: PlanFields, *, show_secrets: bool) -> dict[str, Any]:
     """The plan as JSON-ready data; every secret masked unless ``show_secrets``."""
     shard = plan.shard
     out = {
@@ -39,7 +68,7 @@ def plan_dict(plan: LaunchPlan, *, show_secrets: bool) -> dict[str, Any]:
     return out if show_secrets else scrubbed(out, shard.api_key)
 
 
-def _derived(plan: LaunchPlan) -> dict[str, Any]:
+def _derived(plan: PlanFields) -> dict[str, Any]:
     """Facts that follow from the rest, at hand for readers; recomputed, and checked, on reading."""
     shard, http = plan.shard, plan.serves_http
     return {
@@ -114,8 +143,8 @@ class _PlanDoc:
     metrics_url: str | None = None
 
 
-def read_plan(raw: object) -> LaunchPlan:
-    """The plan ``raw`` holds, as :func:`plan_dict` wrote it with ``show_secrets``.
+def read_plan(raw: object, make: Callable[..., P]) -> P:
+    """The plan ``raw`` holds, as :func:`plan_dict` wrote it with ``show_secrets``, made by ``make``.
 
     The shape, types and text of every field are checked as strictly as a spec's, and
     the derived fields against what they derive from; the engine's rules are not run
@@ -123,8 +152,6 @@ def read_plan(raw: object) -> LaunchPlan:
 
     :raises SpecError: listing every problem, each naming its field (``plan.commands[0].env``).
     """
-    from enginekit.plan import LaunchPlan
-
     if not isinstance(raw, Mapping):
         raise SpecError([f"plan: expected a table of fields, got {type(raw).__name__}"])
     versions = entries_named(raw, "format_version")
@@ -162,7 +189,7 @@ def read_plan(raw: object) -> LaunchPlan:
         if item.shell is not None and item.shell != shlex.join(command.argv()):
             problems.append(f"plan.commands[{i}].shell: does not match path and args")
         commands.append(command)
-    plan = LaunchPlan(
+    plan = make(
         engine=doc.engine,
         shard=doc.shard,
         commands=tuple(commands),
@@ -191,7 +218,6 @@ def read_plan(raw: object) -> LaunchPlan:
 
 def _leader_exit(doc: _PlanDoc, problems: list[str]) -> str:
     """The plan's ``on_leader_exit``; a worker's plan from before the field says what is safe."""
-    from enginekit.plan import LEADER_EXIT_CHOICES, MUST_BE_STOPPED
 
     leader = doc.shard.is_leader()
     if doc.on_leader_exit is None:

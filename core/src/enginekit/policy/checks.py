@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from enginekit.args import (
+from enginekit.policy.args import (
     ArgSyntax,
     ParsedArgs,
     code_loading_problems,
@@ -14,9 +14,9 @@ from enginekit.args import (
     secret_option_problems,
     stray_token_problems,
 )
-from enginekit.envpolicy import DEFAULT_POLICY, EnvPolicy
-from enginekit.model import MAX_GPU_INDEX, MAX_NODES, MAX_PARALLEL, GPUInfo, Profile
-from enginekit.policy import EnginePolicy
+from enginekit.policy.engine import EnginePolicy
+from enginekit.policy.env import DEFAULT_POLICY, EnvPolicy
+from enginekit.spec.model import MAX_GPU_INDEX, MAX_NODES, MAX_PARALLEL, GPUInfo, Profile
 
 # Patterns compiled by ``re`` (and kept in its cache) when first used: most plans name no
 # adapter and no GPU list, and start-up time counts.

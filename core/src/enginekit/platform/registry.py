@@ -15,17 +15,17 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import attrs
 import pluggy
 
-from enginekit import hookspecs
-from enginekit.errors import ConfigError, EnginekitError, EngineUnavailable
-from enginekit.logs import logger
-from enginekit.text import printable, unsafe_text
+from enginekit.base.errors import ConfigError, EnginekitError, EngineUnavailable
+from enginekit.base.logs import logger
+from enginekit.base.text import printable, unsafe_text
+from enginekit.platform import hookspecs
 
 # Imported when first needed, not here: listing engines, printing versions and building a
 # registry from hundreds of distributions never pay for the planning machinery.
 if TYPE_CHECKING:
-    from enginekit.engine import Engine
-    from enginekit.envpolicy import EnvPolicy
-    from enginekit.plugin import EngineClass
+    from enginekit.platform.engine import Engine
+    from enginekit.platform.hookspecs import EngineClass
+    from enginekit.policy.env import EnvPolicy
 
 #: The engines this project publishes, each as the distribution ``enginekit-<name>``: a
 #: node without one is told what to install, not that the name means nothing.
@@ -181,7 +181,7 @@ class Registry:
     def policy(self) -> EnvPolicy:
         """The site's env policy; each engine adds its own rules to it."""
         if self._policy is None:
-            from enginekit.envpolicy import DEFAULT_POLICY
+            from enginekit.policy.env import DEFAULT_POLICY
 
             self._policy = DEFAULT_POLICY
         return self._policy
@@ -386,7 +386,7 @@ class Registry:
     def _handle(self, name: str) -> Engine:
         engine = self._handles.get(name)
         if engine is None:
-            from enginekit.engine import Engine
+            from enginekit.platform.engine import Engine
 
             plugin = self._plugin(name)
             engine = Engine(
@@ -456,7 +456,7 @@ class Registry:
         handle = self._handles.get(name)
         if handle is not None:
             return handle.unavailable()
-        from enginekit.contract import Answers
+        from enginekit.platform.contract import Answers
 
         self._plugin(name)  # loaded, or why not
         answers = Answers(name, self.source(name))
@@ -517,7 +517,7 @@ class Registry:
         except _BadHooks as exc:
             self._fail(name, str(provider), exc.problem, providers=(provider,))
         except BaseException as exc:  # one broken engine hides no other, whatever it raises
-            from enginekit.contract import described
+            from enginekit.base.secrets import described
 
             logger().debug("engine %r failed to load", name, exc_info=True)
             self._fail(name, str(provider), described(exc), providers=(provider,))
@@ -671,7 +671,7 @@ def _instantiate(obj: Any, raw: object, name: str, lenient: bool, warnings: list
         # to structure an empty table cost every engine listed a millisecond.
         config = _defaults(config_type) if not raw else None
         if config is None:
-            from enginekit.convert import structure
+            from enginekit.spec.convert import structure
 
             config, unknown = structure(raw, config_type, path=f"engines.{name}", lenient=lenient)
             warnings.extend(unknown)

@@ -8,17 +8,12 @@ from typing import Any
 
 import attrs
 
-from enginekit.builder import host_port
-from enginekit.contract import MASK, masked
-from enginekit.model import Command, ShardSpec
-from enginekit.ncclenv import DroppedVar
-
-#: ``LaunchPlan.on_leader_exit`` of a worker rank whose processes exit by themselves once
-#: the leader is gone.
-STOPS = "stops"
-#: ... of a worker rank that stays up until something stops it.
-MUST_BE_STOPPED = "must_be_stopped"
-LEADER_EXIT_CHOICES = (STOPS, MUST_BE_STOPPED)
+from enginekit.base.secrets import MASK, masked
+from enginekit.placement.builder import host_port
+from enginekit.placement.env import DroppedVar
+from enginekit.plan.format import plan_dict, read_plan
+from enginekit.plan.leader import LEADER_EXIT_CHOICES, MUST_BE_STOPPED, STOPS
+from enginekit.spec.model import Command, ShardSpec
 
 
 @attrs.frozen
@@ -62,8 +57,6 @@ class LaunchPlan:
         :meth:`from_dict` reads what this writes with ``show_secrets`` back equal; the
         format and what may change in it are described in ``docs/plan-format.md``.
         """
-        from enginekit.planformat import plan_dict
-
         return plan_dict(self, show_secrets=show_secrets)
 
     @classmethod
@@ -75,9 +68,7 @@ class LaunchPlan:
             another major format version, a masked secret, a derived field that does
             not match what it derives from.
         """
-        from enginekit.planformat import read_plan
-
-        return read_plan(raw)
+        return read_plan(raw, cls)
 
     def render_text(self, *, explain: bool = False, show_secrets: bool = False) -> str:
         """The plan as an operator reads it at a terminal."""

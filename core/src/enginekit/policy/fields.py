@@ -9,8 +9,8 @@ from typing import Any
 
 import attrs
 
-from enginekit.text import unsafe_text
-from enginekit.versions import parse_version
+from enginekit.base.text import unsafe_text
+from enginekit.base.versions import parse_version
 
 #: A program name looked up on ``PATH``: no directory part, nothing a parser reads as a flag.
 _BARE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._+-]{0,254}\Z")
@@ -61,7 +61,10 @@ def resolve_executable(configured: str, installed: Path | None, relative: str) -
 
 
 def check_version(*, final_only: bool = False, optional: bool = False) -> Any:
-    """attrs validator: a release :func:`enginekit.versions.parse_version` reads ("" when ``optional``)."""
+    """attrs validator: a release :func:`~enginekit.base.versions.parse_version` reads.
+
+    ``""`` passes when ``optional``.
+    """
 
     def check(_instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
         if optional and value == "":

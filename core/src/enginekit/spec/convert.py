@@ -16,9 +16,9 @@ from typing import Any, TypeVar
 import attrs
 import cattrs
 
-from enginekit.contract import masked
-from enginekit.errors import SpecError
-from enginekit.text import UNSAFE_CHARACTERS, describe
+from enginekit.base.errors import SpecError
+from enginekit.base.secrets import masked
+from enginekit.base.text import UNSAFE_CHARACTERS, describe
 
 T = TypeVar("T")
 
@@ -72,7 +72,7 @@ def _strict_str(value: object, _: type) -> str:
 def _check_text(value: str) -> None:
     # Every string structured from input may reach an argv, an environment or a log line.
     if str.isascii(value) and str.isprintable(value):
-        return  # the common case, answered in C (see enginekit.text.has_unsafe)
+        return  # the common case, answered in C (see enginekit.base.text.has_unsafe)
     found = UNSAFE_CHARACTERS.search(value)
     if found is not None:
         raise ValueError(f"contains {describe(found.group())}")

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from enginekit.errors import ConfigError, SpecError
-from enginekit.registry import Registry
+from enginekit.base.errors import ConfigError, SpecError
+from enginekit.platform.registry import Registry
 
 # Imported where used: a node that adds nothing to the env rules lists its engines
 # without loading them (the registry loads the built-in policy when a plan needs it).
 if TYPE_CHECKING:
-    from enginekit.envpolicy import EnvPolicy
+    from enginekit.policy.env import EnvPolicy
 
 DEFAULT_CONFIG_PATH = Path("/etc/enginekit/config.toml")
 
@@ -48,7 +48,7 @@ class EnvPolicyConfig:
         :raises ConfigError: when an ``allow_unsafe`` name is not a variable name, is given
             twice, or its reason is blank or not plain text.
         """
-        from enginekit.envpolicy import EnvPolicy
+        from enginekit.policy.env import EnvPolicy
 
         problems = EnvPolicy.allow_unsafe_problems(self.allow_unsafe)
         if problems:
@@ -110,8 +110,8 @@ def load_config(path: str | os.PathLike[str] | None, *, required: bool = True) -
     if path is None or (not required and not path.exists()):
         return NodeConfig()
     # Only a config file read needs them: a node without one lists its engines without.
-    from enginekit.convert import load_document, structure
-    from enginekit.specio import holds_profile
+    from enginekit.spec.convert import load_document, structure
+    from enginekit.spec.documents import holds_profile
 
     try:
         raw = load_document(path)
@@ -131,7 +131,7 @@ def _node_config(config: NodeConfig | str | os.PathLike[str] | Mapping[str, Any]
     if isinstance(config, str | os.PathLike):
         return load_config(Path(config), required=True)
     if isinstance(config, Mapping):
-        from enginekit.convert import structure
+        from enginekit.spec.convert import structure
 
         try:
             return structure(config, NodeConfig, path="config")[0]

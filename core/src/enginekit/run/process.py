@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, NamedTuple
 
-from enginekit.errors import EnginekitError
-from enginekit.text import printable
+from enginekit.base.errors import EnginekitError
+from enginekit.base.text import printable
 
 #: The most stdout read: a device listing is a few lines, vLLM's whole help about 100 KiB.
 MAX_OUTPUT_BYTES = 4 * 1024 * 1024

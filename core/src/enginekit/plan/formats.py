@@ -7,7 +7,7 @@ import re
 from importlib import resources
 from typing import Any
 
-from enginekit.errors import SpecError
+from enginekit.base.errors import SpecError
 
 #: The version of the JSON plan :meth:`LaunchPlan.to_dict` writes, as ``MAJOR.MINOR``.
 #: A minor release adds optional fields only; anything else is a new major version.
@@ -29,7 +29,7 @@ def schema_text(kind: str) -> str:
 
     :raises KeyError: for any other kind.
     """
-    return (resources.files("enginekit") / "schemas" / SCHEMA_FILES[kind]).read_text(encoding="utf-8")
+    return (resources.files("enginekit.plan") / "schemas" / SCHEMA_FILES[kind]).read_text(encoding="utf-8")
 
 
 def schema(kind: str) -> dict[str, Any]:

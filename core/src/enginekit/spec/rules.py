@@ -12,12 +12,12 @@ from typing import Any
 
 import attrs
 
-from enginekit.convert import unstructure
-from enginekit.model import MAX_GPU_INDEX, MAX_KV_CACHE_MIB, MAX_NODES, MAX_THREADS, ShardSpec, is_mig
-from enginekit.text import UNSAFE_CHARACTERS, describe, has_unsafe
+from enginekit.base.text import UNSAFE_CHARACTERS, describe, has_unsafe
+from enginekit.spec.convert import unstructure
+from enginekit.spec.model import MAX_GPU_INDEX, MAX_KV_CACHE_MIB, MAX_NODES, MAX_THREADS, ShardSpec, is_mig
 
 # nvidia-smi prints the prefixes upper case; either case is read the same, here and by
-# every rule that asks "is this a MIG instance?" (enginekit.model.is_mig).
+# every rule that asks "is this a MIG instance?" (enginekit.spec.model.is_mig).
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 _MIG = re.compile(rf"[Mm][Ii][Gg]-(?:{_UUID}|[Gg][Pp][Uu]-{_UUID}/\d{{1,3}}/\d{{1,3}})\Z")
 _GPU = re.compile(rf"[Gg][Pp][Uu]-{_UUID}\Z")
@@ -151,7 +151,7 @@ def _collect(value: Any, out: list[str]) -> None:
 
 
 def _strings(value: object, path: str) -> Iterator[str]:
-    # No NUL, control or bidi characters anywhere (see enginekit.text). The key's value
+    # No NUL, control or bidi characters anywhere (see enginekit.base.text). The key's value
     # is checked on its own, and never echoed.
     if isinstance(value, str):
         found = UNSAFE_CHARACTERS.search(value)

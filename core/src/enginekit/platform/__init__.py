@@ -1,0 +1,4 @@
+"""The plugin platform.
+
+Hook specifications, the contract every answer is checked against, the engine facade, the registry.
+"""
