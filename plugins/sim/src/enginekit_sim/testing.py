@@ -21,7 +21,7 @@ import urllib.request
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from enginekit.spec.model import Command
+from enginekit.plugin import Command
 
 
 def free_port() -> int:
