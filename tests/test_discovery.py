@@ -17,7 +17,7 @@ def test_every_in_repo_engine_is_discovered_and_loads() -> None:
     assert not registry.failures, registry.failures
     for name in IN_REPO_ENGINES - {"trtllm"}:
         assert rows[name].status == "ok", rows[name]
-        assert rows[name].source.startswith(f"enginekit-{name} 0.1.0 (enginekit_{name}.plugin:")
+        assert rows[name].source.startswith(f"enginekit-{name} 1.0.0 (enginekit_{name}.plugin:")
     # TensorRT-LLM is not installed by the agent: offered only once its interpreter is named.
     assert rows["trtllm"].status == "unavailable"
     assert "python" in rows["trtllm"].detail

@@ -99,6 +99,7 @@ def test_json_rows_have_structured_fields(fake_dists: Path, capsys: pytest.Captu
         "version": "1.0",
         "entry_point": "fake_pkgs.ok:FakeEngine",
         "hooks": ["commands", "notes", "policy", "validate"],
+        "plugin_api": {"version": "1.0", "declared": False, "requirement": None},
         "providers": [
             {"distribution": "fake-ok", "version": "1.0", "entry_point": "fake_pkgs.ok:FakeEngine"}
         ],

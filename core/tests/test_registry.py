@@ -17,7 +17,7 @@ import pytest
 from enginekit import Command, EnginekitError, EngineUnavailable, Registry, ShardSpec, hookimpl
 from enginekit.base.text import printable
 from enginekit.placement.builder import CommandBuilder
-from enginekit.platform.registry import FIRST_PARTY, _hook_problem, _name_and_version
+from enginekit.platform.registry import FIRST_PARTY, _headers, _hook_problem
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -466,14 +466,15 @@ def test_the_name_and_version_read_are_the_metadatas(
         lines = [*before, f"Name: {name}", f"Version: {version}"]
         (info / "METADATA").write_bytes((newline.join(lines) + newline + newline + body).encode())
         dist = importlib.metadata.PathDistribution(info)
-        assert _name_and_version(dist) == (dist.metadata["Name"], dist.metadata["Version"]) == (name, version)
+        assert _headers(dist)[:2] == (dist.metadata["Name"], dist.metadata["Version"]) == (name, version)
+        assert _headers(dist)[2] == tuple(dist.metadata.get_all("Requires-Dist") or ())
 
 
 def test_metadata_without_a_version_is_shown_as_unknown(tmp_path: Path) -> None:
     info = tmp_path / "x-1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: x\n")
-    assert _name_and_version(importlib.metadata.PathDistribution(info)) == ("x", "?")
+    assert _headers(importlib.metadata.PathDistribution(info))[:2] == ("x", "?")
 
 
 def test_an_engine_replaced_in_process_is_no_longer_the_distributions(fake_dists: Path) -> None:

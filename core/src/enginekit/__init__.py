@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from enginekit._version import __version__
+from enginekit.base import moved
 from enginekit.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
@@ -89,3 +90,6 @@ __all__ = [
 
 
 __getattr__, __dir__ = lazy_exports("enginekit", _EXPORTS, globals(), __all__)
+
+# The first release's module names (enginekit.args, enginekit.model…), for its plugins.
+moved.install()

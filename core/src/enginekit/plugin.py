@@ -3,7 +3,11 @@
 A plugin author imports from here and nowhere else in enginekit: the hook marker, the
 model types, the errors, the command builder, the argument-syntax helpers and problem
 builders, the capability checks, the launcher helpers, the release parser and the shared
-config fields. What is re-exported here is the plugin API; it changes only with notice.
+config fields. What is re-exported here is the plugin API, versioned as
+:data:`API_VERSION`: within a major version no name here or in ``enginekit.testing`` is
+removed or changes its meaning; one on its way out warns (``DeprecationWarning``) for at
+least one minor release first, and ``CHANGELOG.md`` lists every change. A plugin states the
+API it was written for with its range on ``enginekit`` (``enginekit >= 1.0, < 2``).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ if TYPE_CHECKING:
     from enginekit.placement.builder import CommandBuilder, host_port, is_ip, leader_endpoint, node_ip
     from enginekit.placement.env import TUNABLE, placement_env, visible_devices
     from enginekit.placement.launcher import FileArg, launcher_args
+    from enginekit.platform.api import API_VERSION
     from enginekit.platform.hookspecs import (
         DEFAULT_HEALTH_PATH,
         DEFAULT_METRICS_PATH,
@@ -70,6 +75,7 @@ _EXPORTS = {
     "ConfigError": "enginekit.base.errors",
     "DEFAULT_HEALTH_PATH": "enginekit.platform.hookspecs",
     "DEFAULT_METRICS_PATH": "enginekit.platform.hookspecs",
+    "API_VERSION": "enginekit.platform.api",
     "ENTRY_POINT_GROUP": "enginekit.platform.hookspecs",
     "EngineClass": "enginekit.platform.hookspecs",
     "EngineError": "enginekit.base.errors",
@@ -119,6 +125,7 @@ _EXPORTS = {
 
 
 __all__ = [
+    "API_VERSION",
     "DEFAULT_HEALTH_PATH",
     "DEFAULT_METRICS_PATH",
     "ENTRY_POINT_GROUP",

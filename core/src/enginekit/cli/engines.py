@@ -29,7 +29,7 @@ def engines(run: Run) -> int:
     else:
         width = max((len(printable(row.name, 64)) for row in rows), default=0)
         for row in rows:
-            detail = printable("; ".join(part for part in (row.source, row.reason) if part))
+            detail = printable("; ".join(part for part in (row.source, row.reason, _undeclared(row)) if part))
             print(f"{printable(row.name, 64):<{width}}  {row.status:<11}  {detail}".rstrip(), file=run.out)
     for name in missing:
         run.error(registry.not_installed(name))
@@ -38,7 +38,16 @@ def engines(run: Run) -> int:
     return EXIT_INVALID if any(row.status == "failed" for row in rows) else EXIT_OK
 
 
+def _undeclared(row: EngineStatus) -> str:
+    """The note for a plugin that says nothing of the API it was written for."""
+    asked = row.plugin_api
+    if asked is None or asked.declared or row.status in ("disabled", "failed"):
+        return ""
+    return f"plugin API {asked}"
+
+
 def _row(row: EngineStatus) -> dict[str, Any]:
+    asked = row.plugin_api
     return {
         "engine": row.name,
         "status": row.status,
@@ -47,6 +56,10 @@ def _row(row: EngineStatus) -> dict[str, Any]:
         "version": row.version,
         "entry_point": row.entry_point,
         "hooks": None if row.hooks is None else list(row.hooks),
+        # The plugin API its distribution asks for (its Requires-Dist on enginekit).
+        "plugin_api": None
+        if asked is None
+        else {"version": asked.version, "declared": asked.declared, "requirement": asked.requirement or None},
         # Every distribution that claims the name: one, or several that clash over it.
         "providers": [
             {"distribution": p.distribution, "version": p.version, "entry_point": p.entry_point}

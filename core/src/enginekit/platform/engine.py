@@ -62,6 +62,8 @@ class Engine:
         self._constants: dict[str, Any] = {}
         self._validated: dict[object, tuple[EnvPolicy, object, tuple[str, ...]]] = {}
         self._policy: EnginePolicy | None = None
+        #: Whether the plugin answers the ``policy`` hook; the first release's had none.
+        self._declares_policy = True
         self._env_policy: tuple[EnvPolicy, EnvPolicy] | None = None
 
     def __repr__(self) -> str:
@@ -76,7 +78,9 @@ class Engine:
     def policy(self) -> EnginePolicy:
         """What this engine declares about the variables and flags it owns (its ``policy`` hook)."""
         if self._policy is None:
-            self._policy = self._answers.policy("policy", self._constant("policy"))
+            answer = self._constant("policy")
+            self._declares_policy = answer is not None
+            self._policy = self._answers.policy("policy", answer)
         return self._policy
 
     @property
@@ -224,7 +228,17 @@ class Engine:
                 f"returned {where} setting {claimed[0]}, which only the shard's placement sets",
             )
         undeclared = sorted(key for key in command.secret_env if key.upper() not in declared)
-        if undeclared:
+        if undeclared and not self._declares_policy:
+            # The first release had no policy hook: its plugins named their secrets only
+            # here. Kept through 1.x, loudly; the generated value still wins over a profile's.
+            from enginekit.base.deprecation import deprecated
+
+            deprecated(
+                f"engine {self.name!r}: secret variables {undeclared} named only in a command's secret_env",
+                "declare them in the policy() hook's EnginePolicy(secret_env=...)",
+                stacklevel=2,
+            )
+        elif undeclared:
             raise self._answers.broken(
                 "commands",
                 f"returned {where} with secret variables {undeclared} its policy() does not declare "

@@ -19,6 +19,7 @@ from enginekit.base.errors import ConfigError, EnginekitError, EngineUnavailable
 from enginekit.base.logs import logger
 from enginekit.base.text import printable, unsafe_text
 from enginekit.platform import hookspecs
+from enginekit.platform.api import Asked, asked_for, refusal
 
 # Imported when first needed, not here: listing engines, printing versions and building a
 # registry from hundreds of distributions never pay for the planning machinery.
@@ -41,6 +42,9 @@ class Provider(NamedTuple):
     version: str
     #: ``module:attribute``, as the entry point names it.
     entry_point: str
+    #: The distribution's ``Requires-Dist`` lines: its range on ``enginekit`` says which
+    #: plugin API it was written for (:mod:`enginekit.platform.api`).
+    requires: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return f"{self.distribution} {self.version} ({self.entry_point})"
@@ -54,29 +58,34 @@ class Provider(NamedTuple):
     def of(cls, ep: importlib.metadata.EntryPoint) -> Provider:
         """The distribution behind ``ep``; ``?`` for what its metadata does not say."""
         name = version = "?"
+        requires: tuple[str, ...] = ()
         with contextlib.suppress(Exception):  # a damaged dist-info still lists, as "?"
             if ep.dist is not None:
-                name, version = _name_and_version(ep.dist)
-        return cls(printable(name, 200), printable(version, 100), printable(ep.value, 300))
+                name, version, requires = _headers(ep.dist)
+        return cls(printable(name, 200), printable(version, 100), printable(ep.value, 300), requires)
 
 
-def _name_and_version(dist: importlib.metadata.Distribution) -> tuple[str, str]:
-    """``Name`` and ``Version`` from the metadata's header lines.
+def _headers(dist: importlib.metadata.Distribution) -> tuple[str, str, tuple[str, ...]]:
+    """``Name``, ``Version`` and every ``Requires-Dist`` from the metadata's header lines.
 
     ``dist.metadata`` runs the e-mail parser over the whole file, a plugin's README
     included, for each field read: every engine shown paid for it at start-up.
     """
     fields: dict[str, str] = {}
+    requires: list[str] = []
     for line in (dist.read_text("METADATA") or dist.read_text("PKG-INFO") or "").splitlines():
         if not line.strip():
             break  # the headers end at the first blank line; the description follows
         key, colon, value = line.partition(":")
         if colon and key in ("Name", "Version"):
             fields.setdefault(key, value.strip())
+        elif colon and key == "Requires-Dist":
+            requires.append(value.strip())
     if len(fields) < 2:  # an unusual file: the standard reader decides
         meta = dist.metadata
         fields = {key: str(meta[key]) for key in ("Name", "Version") if key in meta}
-    return fields.get("Name", "?"), fields.get("Version", "?")
+        requires = [str(line) for line in meta.get_all("Requires-Dist") or ()]
+    return fields.get("Name", "?"), fields.get("Version", "?"), tuple(requires)
 
 
 @attrs.frozen
@@ -104,6 +113,11 @@ class EngineStatus:
     hooks: tuple[str, ...] | None = attrs.field(default=None, kw_only=True)
     #: What added an engine that no distribution provides (``Registry.add``'s ``source``).
     origin: str = attrs.field(default="", kw_only=True)
+
+    @property
+    def plugin_api(self) -> Asked | None:
+        """The plugin API the providing distribution asks for; ``None`` unless exactly one provides it."""
+        return asked_for(self.providers[0].requires) if len(self.providers) == 1 else None
 
     @property
     def engine(self) -> str:
@@ -502,6 +516,11 @@ class Registry:
         ep = self._pending.pop(name)
         provider = Provider.of(ep)
         self._providers[name] = (provider,)
+        # Before anything of the plugin is imported: its metadata says which API it needs.
+        refused = refusal(asked_for(provider.requires))
+        if refused is not None:
+            self._fail(name, str(provider), refused, providers=(provider,))
+            return
         try:
             # A plugin that prints while it is imported must not corrupt what the caller
             # prints (``render --json``): its output goes to stderr.

@@ -228,8 +228,36 @@ def _is_number(token: str) -> bool:
     return True
 
 
-def managed_option_problems(profile_name: str, args: ParsedArgs, managed: Mapping[str, str]) -> list[str]:
-    """Refuse options enginekit sets itself; ``managed`` maps each to the field to use instead."""
+def _parsed(args: ParsedArgs | Sequence[str], syntax: ArgSyntax | None, function: str) -> ParsedArgs:
+    """``args`` read once: the first release passed the raw list and the syntax (deprecated, kept in 1.x)."""
+    if isinstance(args, ParsedArgs):
+        return args
+    if not isinstance(syntax, ArgSyntax):
+        raise TypeError(
+            f"{function}() takes the ParsedArgs validate() receives; "
+            f"the first release's form (a list of args, then the ArgSyntax) needs the ArgSyntax"
+        )
+    from enginekit.base.deprecation import deprecated
+
+    deprecated(
+        f"{function}(profile_name, args_list, ..., syntax)",
+        "pass the ParsedArgs that validate() receives (or syntax.parse(args_list)) and no syntax",
+        stacklevel=4,
+    )
+    return syntax.parse(args)
+
+
+def managed_option_problems(
+    profile_name: str,
+    args: ParsedArgs | Sequence[str],
+    managed: Mapping[str, str],
+    syntax: ArgSyntax | None = None,
+) -> list[str]:
+    """Refuse options enginekit sets itself; ``managed`` maps each to the field to use instead.
+
+    ``syntax``: only with the first release's form, ``args`` as a list (deprecated).
+    """
+    args = _parsed(args, syntax, "managed_option_problems")
     return [
         f"profile {profile_name!r}: args: {spelling(use.token)!r} sets {use.option}, which enginekit "
         f"manages; {managed[use.option]}"
@@ -239,13 +267,18 @@ def managed_option_problems(profile_name: str, args: ParsedArgs, managed: Mappin
 
 def code_loading_problems(
     profile_name: str,
-    args: ParsedArgs,
+    args: ParsedArgs | Sequence[str],
     risky: Mapping[str, str],
     allowed: Collection[str],
+    syntax: ArgSyntax | None = None,
     *,
     config_key: str,
 ) -> list[str]:
-    """Refuse options that load or run code (``risky`` maps each to why) unless the site allows them."""
+    """Refuse options that load or run code (``risky`` maps each to why) unless the site allows them.
+
+    ``syntax``: only with the first release's form, ``args`` as a list (deprecated).
+    """
+    args = _parsed(args, syntax, "code_loading_problems")
     return [
         f"profile {profile_name!r}: args: {spelling(use.token)!r} ({use.option}) {risky[use.option]}; "
         f'refused unless the site allows it ({config_key} = ["{use.option}"])'
@@ -288,7 +321,8 @@ Arity = Callable[[str], int | None]
 
 def positional_problems(
     profile_name: str,
-    args: ParsedArgs,
+    args: ParsedArgs | Sequence[str],
+    syntax: ArgSyntax | None = None,
     *,
     arity: Mapping[str, int | None] | Arity,
     engine: str = "the engine",
@@ -305,7 +339,9 @@ def positional_problems(
         takes. An option missing from it may take any number, so nothing after it is
         refused: give 0 for flags and 1 for single-value options wherever they are known.
     :param engine: The engine's name, for the message.
+    :param syntax: only with the first release's form, ``args`` as a list (deprecated).
     """
+    args = _parsed(args, syntax, "positional_problems")
     # Remembered with the arity itself: an id alone may be a new table's at a freed address.
     key = ("positional", id(arity))
     kept = args.memo.get(key)

@@ -240,6 +240,13 @@ class Command:
         merged = {**inherited, **self.env}
         return dict(sorted(merged.items()))
 
+    def environment(self, inherited: Mapping[str, str]) -> list[str]:
+        """The first release's form of :meth:`environ`: ``KEY=value`` strings, sorted (deprecated)."""
+        from enginekit.base.deprecation import deprecated
+
+        deprecated("Command.environment(inherited)", "use Command.environ(inherited), a dict")
+        return [f"{key}={value}" for key, value in self.environ(inherited).items()]
+
 
 #: The field names the Go agent's encoding/json reads and writes, by class and field.
 #: Untagged Go fields are matched by their Go name, case-insensitively but never across

@@ -10,4 +10,4 @@ syntax and the numbers' limits beside it):
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"
