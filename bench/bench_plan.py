@@ -24,12 +24,14 @@ Run from the repository root with the workspace environment::
 from __future__ import annotations
 
 import argparse
+import copy
 import statistics
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from enginekit import Engine, GPUInfo, Registry, ShardSpec
+from enginekit.platform.inputs import Inputs
 from enginekit.policy.checks import arg_policy_problems, bounds_problems, validate_common
 from enginekit.spec.rules import check_spec
 
@@ -182,6 +184,33 @@ def bench_fleet(engine: Engine, count: int) -> None:
     )
 
 
+def bench_input_guard(engine: Engine, runs: int, loops: int) -> None:
+    """The check that no hook changed its input: a record and a comparison, against a deep copy."""
+    specs = [shard(i) for i in range(loops)]
+
+    def recorded() -> float:
+        start = time.perf_counter()
+        for spec in specs:
+            Inputs((spec, GPUS)).changed()
+        return (time.perf_counter() - start) / loops
+
+    def copied() -> float:
+        # The other way: hand the hooks a deep copy, and compare it with the original after.
+        start = time.perf_counter()
+        for spec in specs:
+            _ = copy.deepcopy((spec, GPUS)) == (spec, GPUS)
+        return (time.perf_counter() - start) / loops
+
+    a, b, ratios = alternate(recorded, copied, runs)
+    low, median, high = statistics.quantiles(ratios, n=4)
+    planned = per_shard(lambda s: engine.plan(s, GPUS), specs)()
+    print(
+        f"(P4) input check per plan: {a * 1e6:6.1f} us   deep copy and compare: {b * 1e6:6.1f} us   "
+        f"ratio {median:.2f}x (quartiles {low:.2f}-{high:.2f}, {runs} alternated runs); "
+        f"{a / planned:.0%} of the {planned * 1e6:.1f} us plan it guards"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs (for CI smoke)")
@@ -192,6 +221,7 @@ def main() -> None:
     bench_tp8(engine, runs, loops=50 if options.quick else 200)
     bench_many_args(engine, runs)
     bench_fleet(engine, 1_000 if options.quick else 10_000)
+    bench_input_guard(engine, runs, loops=50 if options.quick else 200)
 
 
 if __name__ == "__main__":

@@ -792,9 +792,9 @@ _INNER = """
 def test_an_author_runs_the_suite_in_one_class(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_mini=textwrap.dedent(_INNER.replace("{extra}", "")))
     result = pytester.runpytest("-q")
-    # 8 checks per shape for the 2 listed shapes (the other 4 skipped), and 5 more
+    # 9 checks per shape for the 2 listed shapes (the other 4 skipped), and 5 more
     # checks, of which the multi-node one and the config one (it takes none) are skipped.
-    result.assert_outcomes(passed=8 * 2 + 3, skipped=8 * 4 + 2)
+    result.assert_outcomes(passed=9 * 2 + 3, skipped=9 * 4 + 2)
 
 
 def test_a_broken_engine_fails_the_suite_with_the_reason(pytester: pytest.Pytester) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
+import pytest
 from enginekit import Command, GPUInfo, Profile, Registry, hookimpl
 from enginekit.placement.builder import CommandBuilder
 from enginekit.policy.env import EnvPolicy
@@ -51,7 +52,10 @@ def test_a_changed_value_is_judged_again() -> None:
     _, engine = _engine(plugin)
     profile = _profile(env={"NCCL_DEBUG": "INFO"})
     assert engine.validate(profile) == []
-    profile.env["LD_PRELOAD"] = "/tmp/x.so"  # a frozen profile's table is still a table
+    with pytest.raises(TypeError, match="read-only"):
+        profile.env["LD_PRELOAD"] = "/tmp/x.so"  # type: ignore[index]
+    # Forced in around the read-only table, the change is still seen: judged by value.
+    dict.__setitem__(profile.env, "LD_PRELOAD", "/tmp/x.so")
     problems = engine.validate(profile)
     assert any("env LD_PRELOAD" in problem for problem in problems), problems
     assert plugin.calls == 2

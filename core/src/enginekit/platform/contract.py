@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from enginekit.base.errors import EngineError, EnginekitError
+from enginekit.base.frozen import FrozenDict
 from enginekit.base.secrets import _refusal, described
 from enginekit.base.text import has_unsafe, is_portable_name, is_url_path, printable, unsafe_text
 
@@ -104,7 +105,8 @@ class Answers:
                 hook, f"returned {where} whose args are {_kind(command.args)}, expected a tuple"
             )
         for what, value in (("env", command.env), ("why", command.why)):
-            if type(value) is not dict:
+            if type(value) is not FrozenDict:
+                # Command's converter makes one; a plain dict got in around it, and could change.
                 raise self.broken(hook, f"returned {where} whose {what} is {_kind(value)}, expected a table")
         texts = (command.path, *command.args, *command.env, *command.env.values(), command.name)
         texts += (*command.why, *command.why.values())

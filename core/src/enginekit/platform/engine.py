@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from enginekit.plan.launch import LaunchPlan
 from enginekit.plan.leader import LEADER_EXIT_CHOICES, MUST_BE_STOPPED
 from enginekit.platform import hookspecs
 from enginekit.platform.contract import Answers
+from enginekit.platform.inputs import Inputs
 from enginekit.policy.args import ParsedArgs
 from enginekit.policy.checks import arg_policy_problems, bounds_problems, validate_common
 from enginekit.policy.engine import EnginePolicy
@@ -72,7 +74,26 @@ class Engine:
     def _call(self, hook_name: str, **kwargs: Any) -> Any:
         shard = kwargs.get("shard")
         secret = shard.api_key if isinstance(shard, ShardSpec) else ""
-        return self._answers.call(hook_name, self._hooks(hook_name), secret, **kwargs)
+        if _PLAN_HOLDS_INPUTS.get():
+            # plan() recorded the shard once, and checks it once, after every hook ran.
+            return self._answers.call(hook_name, self._hooks(hook_name), secret, **kwargs)
+        # The parsed args are the core's own reading, memoised as checks read them.
+        held = Inputs(value for key, value in kwargs.items() if key != "args")
+        try:
+            return self._answers.call(hook_name, self._hooks(hook_name), secret, **kwargs)
+        finally:
+            self._undo_changes(hook_name, held)
+
+    def _undo_changes(self, hook_name: str, held: Inputs) -> None:
+        """Put back what the hook changed of its input, and say it broke its contract."""
+        changed = held.changed()
+        if changed is not None:
+            held.restore()
+            raise self._answers.broken(
+                hook_name,
+                f"{CHANGED_INPUT} ({changed}); hooks must leave their inputs alone "
+                f"(the caller's spec was put back as it was)",
+            )
 
     @property
     def policy(self) -> EnginePolicy:
@@ -322,8 +343,38 @@ class Engine:
         """Validate the profile, then build everything a supervisor needs to run ``shard``.
 
         :raises SpecError: when the profile or the shard spec has problems, all listed.
-        :raises EngineError: when the engine cannot build this shard, or broke its contract.
+        :raises EngineError: when the engine cannot build this shard, or broke its contract
+            (a hook that changed what it was given among them: named, its change undone).
         """
+        gpus = tuple(gpus)
+        # One record of the shard before any hook runs, checked once after all of them:
+        # a hook-by-hook check costs several times more, and is needed only to name the
+        # hook once a change is found.
+        held = Inputs((shard, gpus))
+        token = _PLAN_HOLDS_INPUTS.set(True)
+        try:
+            plan = self._plan(shard, gpus)
+        except BaseException:
+            # Whatever a hook raised, a change it made first is the bug to report.
+            changed = held.changed()
+            if changed is None:
+                raise
+        else:
+            changed = held.changed()
+        finally:
+            _PLAN_HOLDS_INPUTS.reset(token)
+        if changed is not None:
+            held.restore()
+            self._validated.clear()  # a verdict given while a hook changed its input
+            self._plan(shard, gpus)  # hook by hook now: raises naming the hook
+            raise EngineError(
+                f"engine {self.name!r} ({self.source}): a hook {CHANGED_INPUT} "
+                f"({changed}) once, and not again when planned hook by hook; hooks must leave "
+                f"their inputs alone (the caller's spec was put back as it was)"
+            )
+        return plan
+
+    def _plan(self, shard: ShardSpec, gpus: tuple[GPUInfo, ...]) -> LaunchPlan:
         problems = self.problems(shard, gpus)
         if problems:
             raise SpecError(problems)
@@ -345,6 +396,12 @@ class Engine:
             on_leader_exit=self.on_leader_exit(shard),
         )
 
+
+#: How the error about a hook that changed its input says so (the conformance kit finds it by this).
+CHANGED_INPUT = "changed what it was given"
+
+#: Set while :meth:`Engine.plan` holds the record of its inputs (per thread and task).
+_PLAN_HOLDS_INPUTS: ContextVar[bool] = ContextVar("enginekit_plan_holds_inputs", default=False)
 
 #: Distinct profiles (and GPU lists) one engine remembers the verdict on.
 _VALIDATED_LIMIT = 256

@@ -16,6 +16,8 @@ from typing import Any, NamedTuple
 
 import attrs
 
+from enginekit.base.frozen import FrozenDict, frozen
+
 #: Distinct tokens (and argument lists) one syntax remembers how it read: enough for
 #: every profile of a node many times over, and bounded whatever a control plane sends.
 _CACHE_LIMIT = 4096
@@ -52,7 +54,7 @@ class ArgSyntax:
     """
 
     known: frozenset[str] = attrs.field(default=frozenset(), converter=_option_set)
-    aliases: Mapping[str, str] = attrs.field(factory=dict)
+    aliases: Mapping[str, str] = attrs.field(factory=FrozenDict, converter=frozen)
     underscores: bool = False
     abbreviations: bool = True
     dotted: bool = False

@@ -8,6 +8,7 @@ from typing import Any
 import attrs
 
 from enginekit.base.errors import SpecError
+from enginekit.base.frozen import FrozenDict, frozen
 from enginekit.base.secrets import MASK
 from enginekit.spec.convert import structure, unstructure
 from enginekit.spec.documents import looks_like_node_config, scrubbed
@@ -26,8 +27,9 @@ MAX_THREADS = 65536
 MAX_KV_CACHE_MIB = 64 * 1024 * 1024
 
 
-def _dict(value: Mapping[str, str]) -> dict[str, str]:
-    return dict(value)
+def _dict(value: Mapping[str, str]) -> FrozenDict[str, str]:
+    """A table field, frozen: a hook changing its profile's env would change the caller's spec."""
+    return frozen(value)
 
 
 def _tuple(value: Iterable[Any]) -> tuple[Any, ...]:
@@ -78,7 +80,7 @@ class Profile:
     args: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
     #: Tuning variables for the engine's environment, filtered by the site's env policy.
     #: Placement-derived keys are reserved and cannot be overridden here.
-    env: Mapping[str, str] = attrs.field(factory=dict, converter=_dict)
+    env: Mapping[str, str] = attrs.field(factory=FrozenDict, converter=_dict)
     model_path: str = ""
     #: The name clients use, which need not match the path.
     served_model_name: str = ""
@@ -214,7 +216,7 @@ class Command:
     args: tuple[str, ...] = ()
     #: Only the variables the engine adapter generates; :meth:`environment` merges
     #: them over an inherited environment the caller passes in.
-    env: Mapping[str, str] = attrs.field(factory=dict, converter=_dict)
+    env: Mapping[str, str] = attrs.field(factory=FrozenDict, converter=_dict)
     #: Distinguishes the processes of a multi-process shard in logs.
     name: str = ""
     #: Hold this command until ``leader_addr:leader_port`` accepts a connection. It
@@ -223,7 +225,7 @@ class Command:
     #: Names of variables in ``env`` whose values are secret: masked when rendered.
     secret_env: frozenset[str] = frozenset()
     #: Why each generated variable is set, by name, for ``render --explain``.
-    why: Mapping[str, str] = attrs.field(factory=dict, converter=_dict)
+    why: Mapping[str, str] = attrs.field(factory=FrozenDict, converter=_dict)
 
     def argv(self) -> list[str]:
         """The argument vector to exec: the path, then the arguments."""

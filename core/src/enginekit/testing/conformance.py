@@ -16,7 +16,7 @@ import pytest
 
 from enginekit.base.errors import EnginekitError, EngineUnavailable
 from enginekit.placement.env import TUNABLE, EnvBuild, apply_profile_env, placement_env
-from enginekit.platform.engine import Engine
+from enginekit.platform.engine import CHANGED_INPUT, Engine
 from enginekit.policy.env import DEFAULT_POLICY, EnvPolicy
 from enginekit.spec.convert import structure, unstructure
 from enginekit.spec.model import Command, GPUInfo, Profile, ShardSpec
@@ -274,6 +274,33 @@ class EngineConformance:
             raise AssertionError(
                 f"engine {self.engine!r} could not plan a valid {_what(shard)}: {failure}"
             ) from None
+
+    def check_inputs_unchanged(self, shard: ShardSpec) -> None:
+        """No hook changes what it is given: the shard, its profile, its GPUs, a command.
+
+        Every hook is called on its own, so the one that changed its input is named; the
+        shard is then compared with a deep copy taken before (the core puts a change back,
+        and says which hook made it).
+        """
+        before = copy.deepcopy(shard)
+        engine = self.new_engine()
+        try:
+            engine.validate(shard.profile, ())
+            for command in engine.commands(shard):
+                engine.help_command(command)
+            engine.serves_http(shard)
+            engine.notes(shard)
+            engine.on_leader_exit(shard)
+            engine.device_listing(shard)
+        except EnginekitError as exc:
+            if CHANGED_INPUT in str(exc):
+                raise AssertionError(
+                    f"engine {self.engine!r} changed its input planning a {_what(shard)}: {exc}"
+                ) from None
+            raise AssertionError(
+                f"engine {self.engine!r} could not plan a valid {_what(shard)}: {exc}"
+            ) from None
+        assert shard == before, f"planning a {_what(shard)} changed it, and the core did not see it"
 
     def check_deterministic(self, shard: ShardSpec) -> None:
         """Planning is a function of the shard: twice on one engine, and on a fresh one, the same plan."""
@@ -536,6 +563,11 @@ class EngineConformance:
     def test_hooks_are_pure(self, shape: str) -> None:
         """No hook reads os.environ, files, processes or the network."""
         self.for_each_shard(shape, self.check_pure)
+
+    @pytest.mark.parametrize("shape", SHAPES)
+    def test_hooks_leave_their_inputs_alone(self, shape: str) -> None:
+        """No hook changes the shard, profile, GPUs or command it is given."""
+        self.for_each_shard(shape, self.check_inputs_unchanged)
 
     @pytest.mark.parametrize("shape", SHAPES)
     def test_plans_are_deterministic(self, shape: str) -> None:
