@@ -39,6 +39,10 @@ def _option_set(options: Iterable[str]) -> frozenset[str]:
     return frozenset(options)
 
 
+def _frozen_aliases(value: Mapping[str, str]) -> FrozenDict[str, str]:
+    return frozen(value)
+
+
 @attrs.frozen(eq=False)
 class ArgSyntax:
     """How one engine's parser reads options.
@@ -54,7 +58,7 @@ class ArgSyntax:
     """
 
     known: frozenset[str] = attrs.field(default=frozenset(), converter=_option_set)
-    aliases: Mapping[str, str] = attrs.field(factory=FrozenDict, converter=frozen)
+    aliases: Mapping[str, str] = attrs.field(factory=FrozenDict, converter=_frozen_aliases)
     underscores: bool = False
     abbreviations: bool = True
     dotted: bool = False
