@@ -91,6 +91,7 @@ def test_json_rows_have_structured_fields(fake_dists: Path, capsys: pytest.Captu
     code, out, _ = run(capsys, "engines", "--json", environ={"ENGINEKIT_DISABLE_ENGINES": "modular"})
     assert code == 1
     rows = {row["engine"]: row for row in json.loads(out)}
+    assert isinstance(rows["fake"]["import_seconds"], float)
     assert rows["fake"] == {
         "engine": "fake",
         "status": "ok",
@@ -99,6 +100,8 @@ def test_json_rows_have_structured_fields(fake_dists: Path, capsys: pytest.Captu
         "version": "1.0",
         "entry_point": "fake_pkgs.ok:FakeEngine",
         "hooks": ["commands", "notes", "policy", "validate"],
+        "import_seconds": rows["fake"]["import_seconds"],
+        "failed_hook": None,
         "plugin_api": {"version": "1.0", "declared": False, "requirement": None},
         "providers": [
             {"distribution": "fake-ok", "version": "1.0", "entry_point": "fake_pkgs.ok:FakeEngine"}

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
         EnginekitError,
         EngineUnavailable,
         EnvPolicyError,
+        HookError,
         ProblemsError,
         SpecError,
     )
@@ -37,6 +38,7 @@ _EXPORTS = {
     "ConfigError": "enginekit.base.errors",
     "Engine": "enginekit.platform.engine",
     "EngineError": "enginekit.base.errors",
+    "HookError": "enginekit.base.errors",
     "EngineStatus": "enginekit.platform.registry",
     "EngineUnavailable": "enginekit.base.errors",
     "EnginekitError": "enginekit.base.errors",
@@ -72,6 +74,7 @@ __all__ = [
     "EnvPolicyError",
     "Failure",
     "GPUInfo",
+    "HookError",
     "LaunchPlan",
     "LoadedSpec",
     "NodeConfig",

@@ -36,3 +36,14 @@ class EngineUnavailable(EnginekitError):
 
 class EngineError(EnginekitError):
     """An engine plugin broke its contract, or cannot build this shard."""
+
+
+class HookError(EngineError):
+    """One hook of an engine plugin raised, or answered what its contract does not allow.
+
+    ``hook`` names it (``commands``), for a caller that reports engines by what broke.
+    """
+
+    def __init__(self, message: str, hook: str = "") -> None:
+        super().__init__(message)
+        self.hook = hook

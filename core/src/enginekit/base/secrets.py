@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from enginekit.base.errors import EngineError, EnginekitError
+from enginekit.base.errors import EngineError, EnginekitError, HookError
 from enginekit.base.text import printable
 
 MASK = "<secret>"
@@ -69,7 +69,11 @@ def _refusal(exc: EnginekitError, secret: str) -> EnginekitError:
             kind = next(k for k in type(exc).__mro__ if k.__module__ == "enginekit.base.errors")
             return kind([printable(masked(_plain(p), secret)) for p in problems])  # type: ignore[no-any-return]
         kind = next(k for k in type(exc).__mro__ if k.__module__ == "enginekit.base.errors")
-        return kind(printable(masked(_plain(exc), secret)))  # type: ignore[no-any-return]
+        refusal: EnginekitError = kind(printable(masked(_plain(exc), secret)))
+        hook = getattr(exc, "hook", None)
+        if isinstance(refusal, HookError) and type(hook) is str:
+            refusal.hook = hook
+        return refusal
     except Exception:
         return EngineError("a plugin raised an error that cannot be shown")
 

@@ -9,17 +9,30 @@ from enginekit.base.text import printable
 from enginekit.cli.context import Run
 from enginekit.platform.registry import EngineStatus
 
+#: An engine's import beyond this is a warning line: a plugin should import in milliseconds.
+SLOW_IMPORT_SECONDS = 1.0
+
 
 def engines(run: Run) -> int:
     """List the engines asked about (every installed one when none is named).
 
     Exit 0 when each is ok, unavailable or disabled (states of a working install), 1 when
-    one failed, 2 when a named one is not installed here at all.
+    one failed (with ``--check``: or failed to plan its example shard), 2 when a named one
+    is not installed here at all.
     """
     registry = run.registry
     names = list(dict.fromkeys(run.args.names))
     missing = [name for name in names if not registry.knows(name)]
-    rows = registry.statuses([name for name in names if name not in missing] if names else None)
+    asked = [name for name in names if name not in missing] if names else None
+    rows = registry.statuses(asked, check=run.args.check)
+    for row in rows:
+        if row.import_seconds is not None and row.import_seconds > SLOW_IMPORT_SECONDS:
+            # Every command that uses the engine pays it: worth an operator's attention.
+            run.error(
+                f"engine {row.name!r} took {row.import_seconds:.1f} s to import ({row.source}); "
+                f"every enginekit command that uses it pays for that",
+                kind="warning",
+            )
     if run.args.json:
         import json  # only for --json: the listing is what an operator types
 
@@ -56,6 +69,10 @@ def _row(row: EngineStatus) -> dict[str, Any]:
         "version": row.version,
         "entry_point": row.entry_point,
         "hooks": None if row.hooks is None else list(row.hooks),
+        # Seconds its import took; null when it was never imported (disabled, refused).
+        "import_seconds": None if row.import_seconds is None else round(row.import_seconds, 4),
+        # With --check: the hook that broke planning the engine's example; null otherwise.
+        "failed_hook": row.failed_hook or None,
         # The plugin API its distribution asks for (its Requires-Dist on enginekit).
         "plugin_api": None
         if asked is None

@@ -51,6 +51,12 @@ class Subcommand(NamedTuple):
 def _engines(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("names", nargs="*", metavar="NAME", help="engines to report on (default: all)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="also plan each available engine's example shard: "
+        "one whose hooks raise or answer garbage there is failed",
+    )
 
 
 def _render(parser: argparse.ArgumentParser) -> None:

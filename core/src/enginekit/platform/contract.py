@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from enginekit.base.errors import EngineError, EnginekitError
+from enginekit.base.errors import EngineError, EnginekitError, HookError
 from enginekit.base.frozen import FrozenDict
 from enginekit.base.secrets import _refusal, described
 from enginekit.base.text import has_unsafe, is_portable_name, is_url_path, printable, unsafe_text
@@ -16,7 +16,7 @@ from enginekit.base.text import has_unsafe, is_portable_name, is_url_path, print
 # ``unavailable`` answer, and must not load the model or the policy types to do it.
 if TYPE_CHECKING:
     from enginekit.policy.engine import EnginePolicy
-    from enginekit.spec.model import Command
+    from enginekit.spec.model import Command, ShardSpec
 
 F = TypeVar("F", bound=Callable[..., Any])
 #: Portable names, one per line: every env name of a command checked in one match.
@@ -57,9 +57,9 @@ class Answers:
         self.engine = engine
         self.source = source
 
-    def broken(self, hook: str, what: str) -> EngineError:
+    def broken(self, hook: str, what: str) -> HookError:
         """The error for a hook that broke its contract."""
-        return EngineError(f"engine {self.engine!r} ({printable(self.source)}): hook {hook}() {what}")
+        return HookError(f"engine {self.engine!r} ({printable(self.source)}): hook {hook}() {what}", hook)
 
     @_guarded
     def sentences(self, hook: str, answer: object) -> list[str]:
@@ -86,6 +86,20 @@ class Answers:
         if not commands:
             raise self.broken(hook, "returned no commands; a shard is at least one process")
         return [self._command(hook, command, f"command {i}") for i, command in enumerate(commands)]
+
+    @_guarded
+    def example(self, hook: str, answer: object) -> ShardSpec | None:
+        """A shard of this engine, or ``None`` for "not implemented"."""
+        from enginekit.spec.model import ShardSpec
+
+        if answer is None:
+            return None
+        if type(answer) is not ShardSpec:
+            raise self.broken(hook, f"returned {_kind(answer)}, expected a ShardSpec")
+        if answer.profile.engine != self.engine:
+            engine = printable(str(answer.profile.engine), 64)
+            raise self.broken(hook, f"returned a shard whose profile names engine {engine!r}")
+        return answer
 
     @_guarded
     def optional_command(self, hook: str, answer: object) -> Command | None:

@@ -304,6 +304,10 @@ class Engine:
         answer = self._call("leader_exit", shard=shard)
         return self._answers.choice("leader_exit", answer, LEADER_EXIT_CHOICES, MUST_BE_STOPPED)
 
+    def example_shard(self) -> ShardSpec | None:
+        """The shard this engine gives ``enginekit engines --check`` to plan; ``None``: the canonical one."""
+        return self._answers.example("example_shard", self._call("example_shard"))
+
     def device_listing(self, shard: ShardSpec | None = None) -> Command | None:
         """The command that lists the GPUs the engine's build sees, for engines that can fall back to CPU.
 

@@ -213,6 +213,17 @@ def unavailable() -> str | None:
     """
 
 
+@hookspec(firstresult=True)
+def example_shard() -> ShardSpec | None:
+    """Return a shard of this engine that it plans: ``enginekit engines --check`` plans it.
+
+    Optional (plugin API 1.0). Without it, the check plans the canonical single-GPU shard
+    (one GPU, tensor parallel 1, a model under ``/models``); give one when the engine
+    needs more to plan (a model file of its format, an option it requires). Its profile
+    must name this engine.
+    """
+
+
 class EngineClass(Protocol):
     """What an engine plugin class may declare, besides its hook implementations.
 

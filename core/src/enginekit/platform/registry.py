@@ -8,6 +8,7 @@ import importlib.metadata
 import inspect
 import re
 import sys
+import time
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -114,6 +115,11 @@ class EngineStatus:
     #: What added an engine that no distribution provides (``Registry.add``'s ``source``).
     origin: str = attrs.field(default="", kw_only=True)
 
+    #: Seconds importing its module and building its plugin object took; ``None`` when never loaded.
+    import_seconds: float | None = attrs.field(default=None, kw_only=True)
+    #: The hook that broke when ``engines --check`` planned its example (``failed`` rows only).
+    failed_hook: str = attrs.field(default="", kw_only=True)
+
     @property
     def plugin_api(self) -> Asked | None:
         """The plugin API the providing distribution asks for; ``None`` unless exactly one provides it."""
@@ -190,6 +196,8 @@ class Registry:
         self._disabled: dict[str, str] = {}
         self._callers: dict[tuple[str, str], Any] = {}
         self._handles: dict[str, Engine] = {}
+        #: Seconds each engine loaded from an entry point took to import and build.
+        self._import_seconds: dict[str, float] = {}
 
     @property
     def policy(self) -> EnvPolicy:
@@ -414,12 +422,16 @@ class Registry:
             self._handles[name] = engine
         return engine
 
-    def statuses(self, names: Iterable[str] | None = None) -> list[EngineStatus]:
+    def statuses(self, names: Iterable[str] | None = None, *, check: bool = False) -> list[EngineStatus]:
         """Load the engines named (every one when ``None``) and report each one's status, sorted by name.
 
         Never raises for an engine: one whose constant hooks raise or answer garbage is
         listed as failed, with the reason, and every other engine is listed as it is.
         Only the engines asked about are imported; disabled ones never are.
+
+        :param check: also plan each available engine's example shard
+            (:func:`enginekit.platform.check.check`): one whose hooks raise or answer
+            garbage there is listed as failed, with the hook and the reason.
 
         :raises EngineUnavailable: for a name no installed distribution provides.
         """
@@ -442,12 +454,22 @@ class Registry:
                 "providers": providers,
                 "hooks": self._hooks.get(name, ()),
                 "origin": "" if providers else self._sources[name],
+                "import_seconds": self._import_seconds.get(name),
             }
             try:
                 reason = self.engine_unavailable_reason(name)
             except EnginekitError as exc:
                 rows.append(EngineStatus(name, "failed", reason=str(exc), **common))
                 continue
+            if check and not reason:
+                from enginekit.platform.check import check as check_engine
+
+                result = check_engine(self._handle(name))
+                if not result.ok:
+                    rows.append(
+                        EngineStatus(name, "failed", reason=result.reason, failed_hook=result.hook, **common)
+                    )
+                    continue
             rows.append(EngineStatus(name, "unavailable" if reason else "ok", reason=reason or "", **common))
         rows += [
             EngineStatus(name, "disabled", reason=why, providers=self.providers(name))
@@ -455,7 +477,14 @@ class Registry:
             if asked(name)
         ]
         rows += [
-            EngineStatus(f.name, "failed", reason=f.reason, providers=f.providers, origin=f.source)
+            EngineStatus(
+                f.name,
+                "failed",
+                reason=f.reason,
+                providers=f.providers,
+                origin=f.source,
+                import_seconds=self._import_seconds.get(f.name),
+            )
             for f in self.failures.values()
             if asked(f.name)
         ]
@@ -525,8 +554,14 @@ class Registry:
             # A plugin that prints while it is imported must not corrupt what the caller
             # prints (``render --json``): its output goes to stderr.
             with contextlib.redirect_stdout(sys.stderr):
-                target = ep.load()
-                plugin = _instantiate(target, self._configs.get(name, {}), name, self.lenient, self.warnings)
+                start = _clock()
+                try:
+                    target = ep.load()
+                    plugin = _instantiate(
+                        target, self._configs.get(name, {}), name, self.lenient, self.warnings
+                    )
+                finally:
+                    self._import_seconds[name] = _clock() - start
             installed = _installed_path(name, self._installed_wanted.pop(name, None))
             self._add(plugin, name, replace=False, source=str(provider), label=provider.label)
             if installed is not None and not self.use_installed(name, installed):
@@ -554,6 +589,10 @@ class Registry:
             del self._engines[name]
             self._hooks.pop(name, None)
         self._forget()
+
+
+#: The clock an engine's import is timed with (a test may replace it).
+_clock = time.perf_counter
 
 
 def _no_answer(**_: Any) -> None:

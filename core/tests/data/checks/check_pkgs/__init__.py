@@ -1,0 +1,1 @@
+"""Engine plugins for the tests of enginekit engines --check."""
