@@ -758,9 +758,8 @@ def test_the_kit_loads_without_hypothesis_until_a_strategy_is_used() -> None:
 
 
 _INNER = """
-    from enginekit import hookimpl
-    from enginekit.placement.builder import CommandBuilder
-    from enginekit.policy.engine import EnginePolicy
+    from enginekit import EngineError, hookimpl
+    from enginekit.plugin import CommandBuilder, EnginePolicy
     from enginekit.testing import EngineConformance
 
 
@@ -770,11 +769,18 @@ _INNER = """
             return EnginePolicy(secret_env={"MINI_API_KEY"})
 
         @hookimpl
-        def validate(self):
-            return []
+        def validate(self, profile):
+            where = f"profile {profile.name!r}"
+            return [
+                *([f"{where}: nodes: mini runs on one node"] if profile.node_count > 1 else []),
+                *([f"{where}: adapters: mini loads no LoRA adapter"] if profile.adapters else []),
+                *([f"{where}: kv_events: mini publishes no KV-cache events"] if profile.kv_events else []),
+            ]
 
         @hookimpl
         def commands(self, shard):
+            if shard.on_mig():
+                raise EngineError("mini cannot run on a MIG instance")
             build = CommandBuilder(shard)
             build.put_secret("MINI_API_KEY", shard.api_key)
             {extra}
@@ -792,9 +798,10 @@ _INNER = """
 def test_an_author_runs_the_suite_in_one_class(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_mini=textwrap.dedent(_INNER.replace("{extra}", "")))
     result = pytester.runpytest("-q")
-    # 9 checks per shape for the 2 listed shapes (the other 4 skipped), and 5 more
-    # checks, of which the multi-node one and the config one (it takes none) are skipped.
-    result.assert_outcomes(passed=9 * 2 + 3, skipped=9 * 4 + 2)
+    # 9 checks per shape for the 2 listed shapes (the other 4 skipped); the 4 unlisted
+    # shapes refused (the listed cpu skipped there); and 5 more checks, of which the
+    # multi-node one and the config one (it takes none) are skipped.
+    result.assert_outcomes(passed=9 * 2 + 4 + 3, skipped=9 * 4 + 1 + 2)
 
 
 def test_a_broken_engine_fails_the_suite_with_the_reason(pytester: pytest.Pytester) -> None:
@@ -932,3 +939,50 @@ def test_a_worker_lifetime_is_the_engines_answer_or_the_safe_default() -> None:
     assert kit(Tiny()).check_plans(worker).on_leader_exit == "must_be_stopped"
     assert kit(Stops()).check_plans(worker).on_leader_exit == "stops"
     assert kit(Stops()).check_plans(leader).on_leader_exit == ""
+
+
+# -- shapes the engine does not list are refused, cleanly, by name ---------------------------
+
+
+class CrashesOnCpu(Tiny):
+    @hookimpl
+    def commands(self, shard: ShardSpec) -> list[Command]:
+        if shard.on_cpu():
+            raise TypeError("'NoneType' object is not subscriptable")
+        return super().commands(shard)
+
+
+class RefusesCpuUnnamed(Tiny):
+    @hookimpl
+    def commands(self, shard: ShardSpec) -> list[Command]:
+        if shard.on_cpu():
+            raise EngineError("not supported")
+        return super().commands(shard)
+
+
+def test_an_unlisted_shape_refused_by_name_passes() -> None:
+    kit(NoMig(), shapes=frozenset({"single"})).test_refuses_unlisted_shapes("mig")
+
+
+def test_an_unlisted_shape_planned_silently_fails() -> None:
+    with pytest.raises(
+        AssertionError, match=r"planned a single-node shard on a MIG instance, a shape it does not list"
+    ):
+        kit(Tiny(), shapes=frozenset({"single"})).test_refuses_unlisted_shapes("mig")
+
+
+def test_an_unlisted_shape_that_crashes_the_plugin_fails() -> None:
+    with pytest.raises(
+        AssertionError, match=r"crashed on a CPU shard it does not list.*hook commands\(\) raised TypeError"
+    ):
+        kit(CrashesOnCpu(), shapes=frozenset({"single"})).test_refuses_unlisted_shapes("cpu")
+
+
+def test_an_unlisted_shape_refused_without_naming_it_fails() -> None:
+    with pytest.raises(AssertionError, match=r"without naming the shape .*: not supported"):
+        kit(RefusesCpuUnnamed(), shapes=frozenset({"single"})).test_refuses_unlisted_shapes("cpu")
+
+
+def test_a_listed_shape_is_not_asked_to_be_refused() -> None:
+    with pytest.raises(pytest.skip.Exception, match="lists shape 'mig'"):
+        kit(Tiny()).test_refuses_unlisted_shapes("mig")

@@ -6,6 +6,7 @@ import contextlib
 import copy
 import functools
 import inspect
+import re
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import attrs
 import pytest
 
-from enginekit.base.errors import EnginekitError, EngineUnavailable
+from enginekit.base.errors import EngineError, EnginekitError, EngineUnavailable, HookError, SpecError
 from enginekit.placement.env import TUNABLE, EnvBuild, apply_profile_env, placement_env
 from enginekit.platform.engine import CHANGED_INPUT, Engine
 from enginekit.policy.env import DEFAULT_POLICY, EnvPolicy
@@ -75,6 +76,14 @@ WRONG_TYPES: tuple[tuple[str, object], ...] = (
     ("gpu_indices", "0,1"),
     ("api_key", ["a-key-in-a-list-0123456789"]),
 )
+#: What a refusal of each shape must say (a regular expression, any case): its name, in words.
+SHAPE_WORDS: Mapping[str, str] = {
+    "multi_node": r"node",
+    "mig": r"\bMIG\b",
+    "cpu": r"\bCPU\b|\bno GPUs?\b|without (a )?GPU",
+    "lora": r"adapter|LoRA",
+    "kv_events": r"kv[_ -]?(cache[_ -]?)?events?",
+}
 #: The value a profile tries to give a variable it may not set.
 _OVERRIDE = "set-by-the-profile"
 
@@ -301,6 +310,40 @@ class EngineConformance:
                 f"engine {self.engine!r} could not plan a valid {_what(shard)}: {exc}"
             ) from None
         assert shard == before, f"planning a {_what(shard)} changed it, and the core did not see it"
+
+    def check_refuses_unlisted(self, shape: str) -> None:
+        """The plain example of a shape the engine does not list is refused, cleanly, naming the shape.
+
+        Not a crash (any other exception), and not a silent plan of something the engine
+        does not support: a ``SpecError`` or ``EngineError`` whose message names the
+        shape (a MIG instance, nodes, the CPU, adapters, KV-cache events).
+        """
+        shard = self.adapt(example_shard(shape, self.engine))
+        engine = self.new_engine()
+        try:
+            plan = engine.plan(shard)
+        except HookError as exc:
+            # A hook that raised something else, or answered garbage: the core caught it.
+            raise AssertionError(
+                f"engine {self.engine!r} crashed on a {_what(shard)} it does not list, instead of "
+                f"refusing it with a SpecError or EngineError: {exc}"
+            ) from None
+        except (SpecError, EngineError) as exc:
+            if not re.search(SHAPE_WORDS[shape], str(exc), re.IGNORECASE):
+                raise AssertionError(
+                    f"engine {self.engine!r} refused a {_what(shard)} it does not list, but without "
+                    f"naming the shape (expected /{SHAPE_WORDS[shape]}/ in the message): {exc}"
+                ) from None
+            return
+        except Exception as exc:
+            raise AssertionError(
+                f"engine {self.engine!r} crashed on a {_what(shard)} it does not list, instead of "
+                f"refusing it with a SpecError or EngineError: {type(exc).__name__}: {exc}"
+            ) from None
+        raise AssertionError(
+            f"engine {self.engine!r} planned a {_what(shard)}, a shape it does not list "
+            f"({len(plan.commands)} command(s)): refuse it naming the shape, or list {shape!r} in shapes"
+        )
 
     def check_deterministic(self, shard: ShardSpec) -> None:
         """Planning is a function of the shard: twice on one engine, and on a fresh one, the same plan."""
@@ -568,6 +611,13 @@ class EngineConformance:
     def test_hooks_leave_their_inputs_alone(self, shape: str) -> None:
         """No hook changes the shard, profile, GPUs or command it is given."""
         self.for_each_shard(shape, self.check_inputs_unchanged)
+
+    @pytest.mark.parametrize("shape", [shape for shape in SHAPES if shape != "single"])
+    def test_refuses_unlisted_shapes(self, shape: str) -> None:
+        """A shape the engine does not list is refused with a SpecError/EngineError naming it."""
+        if shape in self._shapes():
+            pytest.skip(f"engine {self.engine!r} lists shape {shape!r}")
+        self.check_refuses_unlisted(shape)
 
     @pytest.mark.parametrize("shape", SHAPES)
     def test_plans_are_deterministic(self, shape: str) -> None:
