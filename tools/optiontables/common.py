@@ -1,58 +1,45 @@
-"""Shared pieces of the option-table generators: ranges, renames and writing the document."""
+"""Shared pieces of the project's option-table generators, on top of the core's tooling.
+
+Reading a parser, merging releases into ranges, finding renames from spellings and writing
+the ``options_table.py`` module are ``enginekit.plugin``'s (``read_argparse``,
+``option_document``, ``find_renames``, ``write_table_module``…), as any plugin author has
+them; what is here is what only these engines need: deprecation notices read as renames,
+digests of downloaded wheels, and the reports the generators print.
+"""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Union
+from typing import Union
+
+from enginekit.plugin import (
+    OptionRename,
+    ReleaseRead,
+    find_renames,
+    option_document,
+    release_spans,
+    write_table_module,
+)
+from enginekit.policy.optiongen import _switch
 
 #: How many values an option takes: a whole number, or argparse's ``"?"``, ``"*"``, ``"+"``.
 Takes = Union[int, str]  # noqa: UP007  (a runtime alias, and the repository still targets 3.10)
 
-#: The shape of the documents written here (``docs/option-tables.md``).
-FORMAT = 1
-
 _MENTION = re.compile(r"(?<![\w-])--[A-Za-z0-9][A-Za-z0-9_-]*")
 
 
-@dataclasses.dataclass
-class Read:
-    """What one release's parser accepts.
-
-    :ivar release: The release, as the engine spells it.
-    :ivar source: What was run on what: the file, its sha256, the parser entry point.
-    :ivar options: Every long spelling, with how many values it takes.
-    :ivar aliases: Every other spelling (short options), with the long option it stands for.
-    """
-
-    release: str
-    source: str
-    options: dict[str, Takes]
-    aliases: dict[str, str]
-
-
-@dataclasses.dataclass(frozen=True)
-class Rename:
-    """An old spelling, the spelling that replaced it, and the evidence for it."""
-
-    old: str
-    new: str
-    since: str
-    why: str
-
-
-def spans(indices: Iterable[int], releases: Sequence[str]) -> list[list[str]]:
-    """Release indices as inclusive ``[first, last]`` ranges over ``releases``, in order."""
-    ranges: list[list[int]] = []
-    for index in sorted(set(indices)):
-        if ranges and ranges[-1][1] == index - 1:
-            ranges[-1][1] = index
-        else:
-            ranges.append([index, index])
-    return [[releases[first], releases[last]] for first, last in ranges]
+#: One release's reading and a rename, as the core's option-table tooling has them.
+Read = ReleaseRead
+Rename = OptionRename
+#: Release indices as inclusive ranges; the document; its module; renames the spellings show.
+spans = release_spans
+build_document = option_document
+write_document = write_table_module
+spelling_renames = find_renames
+switch = _switch
 
 
 def takes_changes(reads: Sequence[Read]) -> dict[str, list[tuple[str, Takes]]]:
@@ -77,56 +64,6 @@ def alias_changes(reads: Sequence[Read]) -> dict[str, list[tuple[str, str]]]:
     return {alias: history for alias, history in seen.items() if len(history) > 1}
 
 
-def build_document(
-    *, engine: str, program: str, generator: str, reads: Sequence[Read], renames: Iterable[Rename]
-) -> dict[str, Any]:
-    """The option-table document of ``reads`` (oldest first).
-
-    An option's ``takes`` is the newest release's, and an alias stands for the option it
-    stands for in the newest release that has it (:func:`takes_changes` and
-    :func:`alias_changes` list where older releases differ, for the generator to report).
-    """
-    releases = [read.release for read in reads]
-    option_in: dict[str, list[int]] = {}
-    option_takes: dict[str, Takes] = {}
-    alias_in: dict[str, list[int]] = {}
-    alias_of: dict[str, str] = {}
-    for index, read in enumerate(reads):
-        for option, takes in read.options.items():
-            option_in.setdefault(option, []).append(index)
-            option_takes[option] = takes
-        for alias, option in read.aliases.items():
-            alias_in.setdefault(alias, []).append(index)
-            alias_of[alias] = option
-    return {
-        "format": FORMAT,
-        "engine": engine,
-        "program": program,
-        "generator": generator,
-        "releases": [{"release": read.release, "source": read.source} for read in reads],
-        "options": {
-            option: {"takes": option_takes[option], "in": spans(option_in[option], releases)}
-            for option in sorted(option_in)
-        },
-        "aliases": {
-            alias: {"option": alias_of[alias], "in": spans(alias_in[alias], releases)}
-            for alias in sorted(alias_in)
-        },
-        "renames": {
-            rename.old: {"to": rename.new, "since": rename.since}
-            for rename in sorted(renames, key=lambda rename: rename.old)
-        },
-    }
-
-
-def write_document(document: Mapping[str, Any], path: Path) -> None:
-    """Write ``document`` as the plugin's ``options_table.py`` (one-space indent, keys as built)."""
-    from tablemodule import write_table
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_table(document, path)
-
-
 def sha256(path: Path) -> str:
     """The hex sha256 of the file at ``path``."""
     digest = hashlib.sha256()
@@ -134,23 +71,6 @@ def sha256(path: Path) -> str:
         for block in iter(lambda: file.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def switch(option: str) -> tuple[bool, str] | None:
-    """Which way a flag spelling switches, and what: ``--no-enable-x`` is ``(False, "x")``.
-
-    None for a spelling that is not a long option. Every long option reads as a switch
-    here; callers compare only spellings that take no value.
-    """
-    if not option.startswith("--"):
-        return None
-    name = option[2:].replace("_", "-")
-    for prefix, on in (("no-enable-", False), ("no-disable-", True), ("enable-", True), ("disable-", False)):
-        if name.startswith(prefix):
-            return on, name[len(prefix) :]
-    if name.startswith("no-"):
-        return False, name[3:]
-    return True, name
 
 
 def _opposite(old: str, new: str) -> bool:
@@ -162,37 +82,6 @@ def _opposite(old: str, new: str) -> bool:
 def same_switch(old: str, new: str) -> bool:
     """Whether two different flag spellings switch the same thing the same way."""
     return old != new and switch(old) is not None and switch(old) == switch(new)
-
-
-def spelling_renames(reads: Sequence[Read]) -> list[Rename]:
-    """Renames the option sets show: a spelling gone for good as one of the same shape arrives.
-
-    Between two consecutive releases, an option the older has and the newer lacks, and
-    that never comes back, is renamed to an option only the newer has when exactly one
-    such option is the same switch (``--no-enable-x`` and ``--disable-x``; ``--x`` and
-    ``--enable-x``; ``--no-x`` and ``--disable-x``), both taking no value, or the same
-    spelling with ``-`` for ``_``.
-    """
-    found: list[Rename] = []
-    for at in range(1, len(reads)):
-        before, after = reads[at - 1], reads[at]
-        gone = [
-            option
-            for option in sorted(set(before.options) - set(after.options))
-            if all(option not in later.options for later in reads[at:])
-        ]
-        arrived = sorted(set(after.options) - set(before.options))
-        for old in gone:
-            matches = [
-                new
-                for new in arrived
-                if old.replace("_", "-") == new
-                or (before.options[old] == 0 and after.options[new] == 0 and same_switch(old, new))
-            ]
-            if len(matches) == 1:
-                why = f"{old} last in {before.release}; {matches[0]} first in {after.release}"
-                found.append(Rename(old, matches[0], after.release, why))
-    return found
 
 
 def mentioned_options(text: str) -> list[str]:

@@ -5,7 +5,7 @@ Run by hand, from the repository root, with the workspace's Python (not in CI)::
     python tools/optiontables/llamacpp.py [--work /tmp/optiontables/llamacpp]
 
 It writes ``plugins/llamacpp/src/enginekit_llamacpp/options_table.py`` (``--out`` for
-another path) through ``tablemodule.py`` beside this file, which checks its shape first.
+another path) through ``enginekit.plugin.write_table_module``, which checks its shape first.
 
 For each build in ``BUILDS`` it downloads the llama-cpp-python sdist of that release from
 PyPI (``pip download --no-deps --no-binary :all:``, with a pip of its own in a virtual
@@ -549,7 +549,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     doc = document(collect(work, args.jobs))
     # The sibling module, found from this file's folder.
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from tablemodule import write_table
+    from enginekit.plugin import write_table_module as write_table
 
     write_table(doc, args.out)
     for old, rename in doc["renames"].items():

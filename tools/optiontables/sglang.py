@@ -6,7 +6,7 @@ Run by hand (not in CI), from the repository root::
         [--work /tmp/optiontables/sglang] [--release 0.5.23 ...] [--fresh] [--jobs 2]
 
 It writes the plugin's ``options_table.py`` (the document as the module's ``TABLE`` string,
-through ``tablemodule.py`` beside this file, which checks its shape first).
+through ``enginekit.plugin.write_table_module``, which checks its shape first).
 
 What it does, for each release in ``RELEASES`` (every final release and ``.post`` release
 from 0.5.1 to 0.5.23; there is no final 0.5.0 on PyPI, only release candidates):
@@ -598,7 +598,7 @@ def main(argv: list[str] | None = None) -> int:
     # The sibling module, found from this file's folder (the probe, run in the work
     # environment, never gets here).
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from tablemodule import write_table
+    from enginekit.plugin import write_table_module as write_table
 
     write_table(document, args.out)
     print(f"wrote {args.out} in {time.monotonic() - started:.0f}s", file=sys.stderr)

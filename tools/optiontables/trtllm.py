@@ -6,7 +6,7 @@ Run by hand, from the repository root, with the workspace's Python (not in CI)::
         [--work /tmp/optiontables/trtllm] [--offline]
 
 It writes the plugin's ``options_table.py`` (the JSON document as ``TABLE``, through
-``tablemodule.py`` beside this file, which checks its shape first).
+``enginekit.plugin.write_table_module``, which checks its shape first).
 
 What is read. ``trtllm-serve serve`` is a Click command (``tensorrt_llm.commands.serve``).
 Each release's documentation carries its CLI reference, which sphinx-click generates at
@@ -442,7 +442,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary(reads, doc)
     # The sibling module, found from this file's folder: it checks the shape, then writes.
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from tablemodule import write_table
+    from enginekit.plugin import write_table_module as write_table
 
     write_table(doc, args.out)
     counts = f"{len(doc['options'])} options, {len(doc['aliases'])} aliases, {len(reads)} releases"

@@ -113,6 +113,12 @@ def _export(parser: argparse.ArgumentParser) -> None:
     arguments(parser)
 
 
+def _option_table(parser: argparse.ArgumentParser) -> None:
+    from enginekit.cli.optiontable import arguments
+
+    arguments(parser)
+
+
 def _spec(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("spec", metavar="SPEC", help=SPEC_HELP)
     parser.add_argument(
@@ -254,6 +260,16 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         "key is never written: the ranks get it from a Secret, a file or a variable at start.\n\n"
         "exit status: 0 written; 1 the replica is invalid or cannot be exported (every problem\n"
         "listed); 2 unusable input or options.",
+    ),
+    Subcommand(
+        "option-table",
+        "an engine release's options, read from its own parser, into a plugin's option table",
+        "optiontable:option_table",
+        _option_table,
+        epilog="For plugin authors (docs/option-tables.md): run once per engine release, where the\n"
+        "engine is installed. PARSER is imported and run: give only your own code.\n\n"
+        "exit status: 0 written (or, with --check, well formed); 1 --check found problems;\n"
+        "2 unusable options, a parser that cannot be read, or a table that would not read back.",
     ),
     Subcommand(
         "run",
