@@ -91,6 +91,8 @@ def test_a_profiles_env_cannot_be_changed_by_item_assignment() -> None:
     env = profile.env
     with pytest.raises(TypeError, match="read-only"):
         env |= {"B": "2"}
+    with pytest.raises(TypeError, match="read-only"):
+        profile.env.__init__(B="2")  # type: ignore[misc]
     assert profile.env == {"A": "1"}
 
 

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Collection, Sequence
+from typing import Any
 
 import pytest
-from enginekit.policy.args import ArgSyntax, OptionUse, ParsedArgs, find_options, option_values
+from enginekit.base.frozen import FrozenDict
+from enginekit.policy.args import (
+    ArgSyntax,
+    OptionUse,
+    ParsedArgs,
+    code_loading_problems,
+    find_options,
+    managed_option_problems,
+    option_values,
+    positional_problems,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -251,3 +263,54 @@ def test_last_is_the_value_the_parser_keeps() -> None:
     assert reading.last("--dtype") == "bfloat16"
     assert reading.last("--seed") is None  # given without a value
     assert reading.last("--model") is None  # not given
+
+
+# --- the first release's form of the helpers: a list of args and the syntax (deprecated) ----
+
+
+_OLD_SYNTAX = ArgSyntax(known={"--port", "--x"}, aliases={"-p": "--port"})
+_OLD_ARGS = ["-p", "1", "--x", "y", "z"]
+
+
+@pytest.mark.parametrize(
+    ("helper", "extra", "kwargs"),
+    [
+        (managed_option_problems, ({"--port": "drop it"},), {}),
+        (code_loading_problems, ({"--x": "runs code"}, ()), {"config_key": "k"}),
+        (positional_problems, (), {"arity": {"--port": 1, "--x": 1}}),
+    ],
+    ids=["managed_option_problems", "code_loading_problems", "positional_problems"],
+)
+def test_a_helper_given_a_list_and_the_syntax_warns_once_at_the_caller_and_answers_alike(
+    helper: Any, extra: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    name = helper.__name__
+    expected = helper("p", _OLD_SYNTAX.parse(_OLD_ARGS), *extra, **kwargs)
+    assert expected
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        answer = helper("p", _OLD_ARGS, *extra, _OLD_SYNTAX, **kwargs)
+    assert answer == expected
+    [warning] = caught
+    assert warning.category is DeprecationWarning
+    assert str(warning.message) == (
+        f"{name}(profile_name, args_list, ..., syntax) is deprecated: pass the ParsedArgs that validate() "
+        f"receives (or syntax.parse(args_list)) and no syntax; it is removed in enginekit 2.0"
+    )
+    assert warning.filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert helper("p", _OLD_SYNTAX.parse(_OLD_ARGS), *extra, **kwargs) == expected  # no warning
+    with pytest.raises(TypeError) as refused:
+        helper("p", _OLD_ARGS, *extra, **kwargs)
+    assert str(refused.value) == (
+        f"{name}() takes the ParsedArgs validate() receives; the first release's form "
+        f"(a list of args, then the ArgSyntax) needs the ArgSyntax"
+    )
+
+
+def test_a_syntaxs_aliases_are_a_frozen_table() -> None:
+    syntax = ArgSyntax(aliases={"-p": "--port"})
+    assert type(syntax.aliases) is FrozenDict
+    assert syntax.aliases == {"-p": "--port"}
+    assert type(ArgSyntax().aliases) is FrozenDict

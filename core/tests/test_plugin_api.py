@@ -122,6 +122,24 @@ def test_another_major_or_a_newer_minor_is_refused(version: str, why: str) -> No
     )
 
 
+def test_a_requirement_is_shown_printable_and_bounded(tmp_path: Path) -> None:
+    import importlib.metadata
+
+    from enginekit.platform.registry import Provider
+
+    info = tmp_path / "evil-1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Name: evil\nVersion: 1\nRequires-Dist: enginekit>=9\x1b[2J" + "x" * 500 + "\n\n"
+    )
+    (info / "entry_points.txt").write_text("[enginekit.engines]\nevil = evil:Engine\n")
+    [ep] = importlib.metadata.PathDistribution(info).entry_points
+    [line] = Provider.of(ep).requires
+    assert "\x1b" not in line
+    assert len(line) <= 301  # 300 characters and an ellipsis
+    assert asked_for([line]).version == "9.0"
+
+
 def test_this_api_and_an_undeclared_one_are_accepted() -> None:
     assert API_VERSION == ek.API_VERSION == "1.0"
     assert refusal(Asked(API_VERSION, "enginekit>=1.0")) is None

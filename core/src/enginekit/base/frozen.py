@@ -26,6 +26,12 @@ class FrozenDict(dict[K, V]):
             "build a new one (dict(table) | {...}) instead"
         )
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # dict.__init__ on a table that has items would add to it: a second call changes it.
+        if self:
+            self._read_only()
+        dict.__init__(self, *args, **kwargs)
+
     __setitem__ = __delitem__ = _read_only
     clear = pop = popitem = setdefault = update = _read_only
     __ior__ = _read_only

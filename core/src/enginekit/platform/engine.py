@@ -358,8 +358,9 @@ class Engine:
         token = _PLAN_HOLDS_INPUTS.set(True)
         try:
             plan = self._plan(shard, gpus)
-        except BaseException:
-            # Whatever a hook raised, a change it made first is the bug to report.
+        except Exception:
+            # Whatever a hook raised, a change it made first is the bug to report (an
+            # interruption is the operator's, and goes through as it is).
             changed = held.changed()
             if changed is None:
                 raise

@@ -63,7 +63,9 @@ class Provider(NamedTuple):
         with contextlib.suppress(Exception):  # a damaged dist-info still lists, as "?"
             if ep.dist is not None:
                 name, version, requires = _headers(ep.dist)
-        return cls(printable(name, 200), printable(version, 100), printable(ep.value, 300), requires)
+        # What metadata says is printed by engines: printable, bounded, whatever a dist-info holds.
+        shown = tuple(printable(line, 300) for line in requires[:200])
+        return cls(printable(name, 200), printable(version, 100), printable(ep.value, 300), shown)
 
 
 def _headers(dist: importlib.metadata.Distribution) -> tuple[str, str, tuple[str, ...]]:
