@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from enginekit.plan.format import _PlanDoc
 from enginekit.plan.formats import FORMAT_VERSION, SCHEMA_FILES
 from enginekit.plan.leader import LEADER_EXIT_CHOICES
+from enginekit.plan.reading import _PlanDoc
 from enginekit.spec.convert import INT64_MAX, INT64_MIN
 from enginekit.spec.model import GO_NAMES, ShardSpec
 
@@ -129,7 +129,7 @@ def class_schema(
     """An object schema: every field, its type and what it holds; unknown fields refused."""
     # The plan's reading classes are private and uncommented: their notes are kept here.
     notes = (
-        {**PLAN_NOTES, **field_notes(cls)} if cls.__module__ == "enginekit.plan.format" else field_notes(cls)
+        {**PLAN_NOTES, **field_notes(cls)} if cls.__module__ == "enginekit.plan.reading" else field_notes(cls)
     )
     rename = (names or {}).get(cls, {})
     properties: dict[str, Any] = {}

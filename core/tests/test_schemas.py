@@ -13,8 +13,8 @@ import attrs
 import jsonschema
 import pytest
 from enginekit import SpecError, load_spec, schema
-from enginekit.plan.format import _CommandDoc, _DroppedDoc, _PlanDoc
 from enginekit.plan.formats import SCHEMA_FILES, schema_text
+from enginekit.plan.reading import _CommandDoc, _DroppedDoc, _PlanDoc
 from enginekit.spec.model import GO_NAMES, Adapter, Profile, ShardSpec
 from hypothesis import given, settings
 from hypothesis import strategies as st

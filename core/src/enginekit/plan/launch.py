@@ -11,7 +11,7 @@ import attrs
 from enginekit.base.secrets import MASK, masked
 from enginekit.placement.builder import host_port
 from enginekit.placement.env import DroppedVar
-from enginekit.plan.format import plan_dict, read_plan
+from enginekit.plan.format import plan_dict
 from enginekit.plan.leader import LEADER_EXIT_CHOICES, MUST_BE_STOPPED, STOPS
 from enginekit.spec.model import Command, ShardSpec
 
@@ -68,6 +68,9 @@ class LaunchPlan:
             another major format version, a masked secret, a derived field that does
             not match what it derives from.
         """
+        # The reading classes are imported by the few that read plans, not by every render.
+        from enginekit.plan.reading import read_plan
+
         return read_plan(raw, cls)
 
     def render_text(self, *, explain: bool = False, show_secrets: bool = False) -> str:
