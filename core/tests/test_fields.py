@@ -8,6 +8,7 @@ import attrs
 import pytest
 from enginekit.base.errors import SpecError
 from enginekit.policy.fields import (
+    Allowable,
     allow_args,
     check_allow_args,
     executable,
@@ -235,3 +236,75 @@ def test_an_absolute_path_with_an_empty_part_is_refused() -> None:
     for path in ("//opt/vllm/bin/vllm", "/opt//vllm", "/opt/vllm/"):
         assert executable_problem(path) is not None, path
     assert executable_problem("/opt/vllm/bin/vllm") is None
+
+
+# --- Allowable: what allow_args may name ------------------------------------------------------
+
+
+def _allowable(*, underscores: bool = False, asked: list[int] | None = None) -> Allowable:
+    def known() -> frozenset[str]:
+        if asked is not None:
+            asked.append(1)
+        return frozenset({"--max-model-len", "--enable-prefix-caching", "--trust-remote-code"})
+
+    return Allowable({"--trust-remote-code", "--load-plugin"}, known, underscores=underscores)
+
+
+@pytest.mark.parametrize(
+    ("flag", "allowed"),
+    [
+        ("--trust-remote-code", True),  # refused by default: the site may vouch for it
+        ("--load-plugin", True),  # refused, and no table has it
+        ("--brand-new-option", True),  # a newer release's: no table knows it
+        ("--max-model-len", False),  # every read release has it: no allowance
+        ("--MAX-MODEL-LEN", False),  # a case variant of a known one
+        ("--max-model", False),  # a prefix of a known option is that option abbreviated
+        ("--max_model_len", True),  # without underscores read as dashes: another spelling
+        ("-x", False),  # not a long option
+        ("max-model-len", False),
+        ("--", False),
+        (7, False),
+        (None, False),
+    ],
+)
+def test_allowable_takes_refused_flags_and_options_no_table_knows(flag: object, allowed: bool) -> None:
+    assert (flag in _allowable()) is allowed
+
+
+def test_with_underscores_an_underscore_spelling_of_a_known_option_is_that_option() -> None:
+    assert "--max_model_len" not in _allowable(underscores=True)
+    assert "--max_model_len" in _allowable(underscores=False)
+    assert "--brand_new" in _allowable(underscores=True)
+    assert "--trust_remote_code" not in _allowable(underscores=True)  # a refused one, spelt otherwise
+
+
+def test_allowable_reads_the_table_only_for_a_flag_it_does_not_refuse() -> None:
+    asked: list[int] = []
+    allowable = _allowable(asked=asked)
+    assert "--load-plugin" in allowable
+    assert "-x" not in allowable
+    assert asked == []
+    assert "--brand-new-option" in allowable
+    assert asked == [1]
+
+
+def test_allowable_lists_the_refused_flags_sorted() -> None:
+    allowable = _allowable()
+    assert list(allowable) == ["--load-plugin", "--trust-remote-code"]
+    assert len(allowable) == 2
+
+
+@attrs.frozen
+class _Versions:
+    plain: str = version()
+    pinned: str = version("1.2.0")
+
+
+def test_an_empty_version_passes_only_where_the_field_has_no_default() -> None:
+    assert _Versions().plain == ""
+    assert _Versions(plain="").plain == ""
+    with pytest.raises(ValueError, match=r"pinned"):
+        _Versions(pinned="")
+    assert _Versions().pinned == "1.2.0"
+    with pytest.raises(ValueError, match=r"plain"):
+        _Versions(plain="latest")

@@ -204,8 +204,9 @@ def test_sigterm_then_sigkill_after_the_grace_and_the_whole_group_goes(start: Ca
         "print('grandchild', p.pid, flush=True); time.sleep(60)"
     )
     run = start(plan_of(python(code, name="stubborn")), options=attrs.evolve(FAST, stop_grace=0.5))
-    run.wait_for(lambda: "grandchild" in run.text())
-    grandchild = int(re.search(r"grandchild (\d+)", run.text()).group(1))  # type: ignore[union-attr]
+    # The pid line itself: the logged command line says "grandchild" before the process runs.
+    run.wait_for(lambda: re.search(r"grandchild (\d+)\n", run.text()) is not None)
+    grandchild = int(re.search(r"grandchild (\d+)\n", run.text()).group(1))  # type: ignore[union-attr]
     began = time.monotonic()
     run.supervisor.stop()
     assert run.result() == 128 + signal.SIGTERM
