@@ -137,21 +137,25 @@ TARGETS: tuple[Target, ...] = (
     Target(
         "core.versions", "core", "src/enginekit/base/versions.py", ("tests/test_versions.py",), gated=False
     ),
-    Target("core.fields", "core", "src/enginekit/policy/fields.py", ("tests/test_fields.py",), gated=False),
+    Target("core.fields", "core", "src/enginekit/policy/fields.py", ("tests/test_fields.py",)),
     # The plan and spec formats (issue 12): what a scheduler in another language relies on.
     Target(
         "core.specio",
         "core",
         "src/enginekit/spec/io.py",
         ("tests/test_specio.py", "tests/test_format_attacks.py"),
-        gated=False,
     ),
     Target(
         "core.planformat",
         "core",
         "src/enginekit/plan/format.py",
         ("tests/test_plan_format.py", "tests/test_format_attacks.py"),
-        gated=False,
+    ),
+    Target(
+        "core.planreading",
+        "core",
+        "src/enginekit/plan/reading.py",
+        ("tests/test_plan_format.py", "tests/test_format_attacks.py", "tests/test_schemas.py"),
     ),
     Target(
         "core.formats",

@@ -6,6 +6,7 @@ import copy
 import json
 from typing import Any
 
+import attrs
 import pytest
 from enginekit import FORMAT_VERSION, Command, LaunchPlan, SpecError
 from enginekit.placement.env import DroppedVar
@@ -192,3 +193,57 @@ def test_on_leader_exit_must_fit_the_rank() -> None:
     assert refused(shipped(worker) | {"on_leader_exit": "maybe"}) == [
         "plan.on_leader_exit: 'maybe' for a worker rank, expected 'stops' or 'must_be_stopped'"
     ]
+
+
+def test_a_secret_variable_is_masked_by_its_name_whatever_its_value() -> None:
+    command = Command(
+        path="/bin/toy",
+        env={"HF_TOKEN": "hf-not-the-api-key-0123", "A": "1"},
+        secret_env=frozenset({"HF_TOKEN"}),
+    )
+    data = shipped(plan(commands=(command,)), show_secrets=False)
+    assert data["commands"][0]["env"] == {"A": "1", "HF_TOKEN": "<secret>"}
+    shown = shipped(plan(commands=(command,)), show_secrets=True)
+    assert shown["commands"][0]["env"] == {"A": "1", "HF_TOKEN": "hf-not-the-api-key-0123"}
+
+
+def test_a_rank_that_serves_no_http_has_no_urls() -> None:
+    data = shipped(plan(serves_http=False))
+    assert (data["base_url"], data["health_url"], data["metrics_url"]) == (None, None, None)
+    data = shipped(plan())
+    assert (data["base_url"], data["health_url"], data["metrics_url"]) == (
+        "http://10.0.0.5:8000",
+        "http://10.0.0.5:8000/health",
+        "http://10.0.0.5:8000/metrics",
+    )
+
+
+def test_a_plan_without_its_format_version_is_refused_naming_it() -> None:
+    data = shipped(plan())
+    del data["format_version"]
+    assert refused(data)[0] == "plan.format_version: expected a version like '1.1', got NoneType"
+
+
+def test_a_long_leader_exit_or_env_name_is_shown_cut_at_forty_characters() -> None:
+    data = shipped(plan())
+    data["on_leader_exit"] = "x" * 60
+    assert (
+        f"plan.on_leader_exit: {repr('x' * 60)[:40]}, but the shard is the leader (expected '')"
+        in refused(data)
+    )
+    worker = shipped(
+        plan(
+            shard=attrs.evolve(plan().shard, rank=1, nnodes=2, leader_addr="10.0.0.1", leader_port=29500),
+            serves_http=False,
+        )
+    )
+    worker["on_leader_exit"] = "y" * 60
+    assert (
+        f"plan.on_leader_exit: {repr('y' * 60)[:40]} for a worker rank, expected 'stops' or 'must_be_stopped'"
+        in refused(worker)
+    )
+    data = shipped(plan())
+    data["commands"][1]["env"] = {"A=1": "x", "B" * 50 + "=": "y"}
+    data["commands"][1]["secret_env"] = []
+    expected = ", ".join(repr(name)[:40] for name in ("A=1", "B" * 50 + "="))
+    assert f"plan.commands[1].env: names that are not portable variable names: {expected}" in refused(data)

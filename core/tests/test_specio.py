@@ -131,3 +131,24 @@ def test_snake_case_dump_is_the_model_unstructured() -> None:
     assert data["gpu_indices"] == [0, 1]
     assert data["gid_index"] is None
     assert json.loads(json.dumps(data)) == data
+
+
+def test_a_node_config_given_as_a_spec_is_named_by_where_it_came_from(tmp_path: Path) -> None:
+    node_config = "disabled = ['trtllm']\n"
+    path = tmp_path / "node.toml"
+    path.write_text(node_config)
+    with pytest.raises(SpecError) as from_file:
+        load_spec(path)
+    assert from_file.value.problems == (f"{path}: a node config, not a shard spec (it has no profile)",)
+    with pytest.raises(SpecError) as from_text:
+        load_spec(node_config)
+    assert from_text.value.problems == ("spec: a node config, not a shard spec (it has no profile)",)
+    with pytest.raises(SpecError) as named:
+        load_spec(node_config, name="shard-7")
+    assert named.value.problems == ("shard-7: a node config, not a shard spec (it has no profile)",)
+
+
+def test_a_source_of_the_wrong_kind_is_named_as_the_caller_names_it() -> None:
+    with pytest.raises(SpecError) as caught:
+        load_spec(42, name="shard-7")  # type: ignore[arg-type]
+    assert caught.value.problems == ("shard-7: expected a path, a document's text or a mapping, got int",)
