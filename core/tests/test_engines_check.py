@@ -100,9 +100,13 @@ def test_an_engine_refusing_its_example_is_failed_without_a_hook_to_blame(
 def test_every_installed_first_party_engine_passes_its_check(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _engines(capsys, "--check", "--json")
     rows = {row["engine"]: row for row in json.loads(out)}
-    for name in ("vllm", "sglang", "llamacpp", "sim"):
+    installed = [name for name in ("vllm", "sglang", "llamacpp", "sim") if name in rows]
+    if not installed and "trtllm" not in rows:
+        pytest.skip("no first-party engine is installed (the core's tests alone)")
+    for name in installed:
         assert rows[name]["status"] == "ok", rows[name]
-    assert rows["trtllm"]["status"] == "unavailable"  # not planned: it cannot run here
+    if "trtllm" in rows:
+        assert rows["trtllm"]["status"] == "unavailable"  # not planned: it cannot run here
     assert code == 0
 
 
@@ -131,8 +135,9 @@ def test_an_engine_never_imported_has_no_import_time(
     code, out, _ = _engines(capsys, "--json", "good")
     assert code == 0
     assert json.loads(out)[0]["import_seconds"] >= 0
-    code = main(["engines", "--json", "vllm"])
-    assert json.loads(capsys.readouterr().out)[0]["import_seconds"] is not None
+    registry = Registry.from_entry_points(disable=["slow"])
+    [row] = registry.statuses(["slow"])
+    assert (row.status, row.import_seconds) == ("disabled", None)
 
 
 def test_the_canonical_shard_is_one_gpu_tensor_parallel_one() -> None:
