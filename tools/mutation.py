@@ -186,6 +186,11 @@ TARGETS: tuple[Target, ...] = (
             *_trust(
                 "an_oversized_list_is_refused_without_scanning_it", "a_lookalike_spelling_is_not_the_field"
             ),
+            # A key in a field of the wrong type is masked in the structuring error itself.
+            *_trust(
+                "the_api_key_is_never_echoed_whatever_its_type",
+                "a_key_pasted_into_another_field_is_never_echoed",
+            ),
         ),
     ),
     Target(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import attrs
 import pytest
@@ -213,3 +214,20 @@ def test_a_float_field_takes_a_finite_number_written_as_one(value: object) -> No
 @pytest.mark.parametrize(("value", "expected"), [(2, 2.0), (0.5, 0.5), (-1e3, -1000.0)])
 def test_a_float_field_takes_ints_and_floats(value: object, expected: float) -> None:
     assert structure({"rate": value}, _Rates, path="engines.x")[0].rate == expected
+
+
+def test_an_integer_too_long_to_print_is_measured_by_its_bits() -> None:
+    from enginekit.spec.convert import _digits
+
+    assert _digits(2**13998) == str(len(str(2**13998)))
+    assert _digits(10**4000) == "4001"
+    assert _digits(10**5000) == "about 5001"  # str() of it would raise: beyond 4,300 digits
+    assert _digits(10**20000) == "about 20001"
+
+
+def test_a_file_that_cannot_be_opened_is_named_with_the_reason(tmp_path: Path) -> None:
+    from enginekit.spec.convert import read_text
+
+    with pytest.raises(SpecError) as caught:
+        read_text(tmp_path / "missing.toml")
+    assert caught.value.problems == (f"{tmp_path / 'missing.toml'}: cannot read: No such file or directory",)

@@ -516,3 +516,38 @@ def test_underscore_advice_names_a_dashed_spelling_only_where_the_release_has_it
     assert any(
         "write '--mem-fraction-static'" in p for p in problems(profile("--mem_fraction_static", "0.8"))
     )
+
+
+_RELEASE = "python -m sglang.launch_server 0.5.23 (assumed: no release is configured)"
+
+
+def test_underscore_spellings_are_refused_in_the_order_given_each_with_its_advice() -> None:
+    assert problems(profile("--context_length", "9", "--mem_fraction_static", "0.8", "--tp_size", "2")) == [
+        "profile 'p': args: '--context_length': SGLang does not accept underscores in option names; "
+        "write '--context-length'",
+        "profile 'p': args: '--mem_fraction_static': SGLang does not accept underscores in option names; "
+        "write '--mem-fraction-static'",
+        "profile 'p': args: '--tp_size': SGLang does not accept underscores in option names; and "
+        "'--tp-size' itself is enginekit's to set, from the shard spec",
+    ]
+
+
+def test_another_engines_option_is_refused_with_sglangs_own_named_and_only_there() -> None:
+    assert problems(profile("--max-num-seqs", "8", "--no-such-thing=1")) == [
+        f"profile 'p': args: '--max-num-seqs' is not an option of {_RELEASE}; remove it, or, if the "
+        f"node's release has it, list it in engines.sglang.allow_args (vLLM's option; SGLang's is "
+        f"--max-running-requests)",
+        f"profile 'p': args[2] follows '--max-num-seqs', which takes a value, but starts with '-': "
+        f"{_RELEASE} reads it as an option, and it is none; give the value as --max-num-seqs=VALUE",
+    ]
+
+
+def test_an_unknown_option_beside_an_underscore_spelling_is_judged_on_the_same_tokens() -> None:
+    assert problems(profile("--context_length", "9", "--no-such-thing", "-x")) == [
+        "profile 'p': args: '--context_length': SGLang does not accept underscores in option names; "
+        "write '--context-length'",
+        f"profile 'p': args: '--no-such-thing' is not an option of {_RELEASE}; remove it, or, if the "
+        f"node's release has it, list it in engines.sglang.allow_args",
+        f"profile 'p': args[3] follows '--no-such-thing', which takes a value, but starts with '-': "
+        f"{_RELEASE} reads it as an option, and it is none; give the value as --no-such-thing=VALUE",
+    ]
