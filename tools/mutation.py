@@ -130,13 +130,9 @@ TARGETS: tuple[Target, ...] = (
             "tests/test_parsed_args.py",
         ),
     ),
-    # The plugin platform (issue 11): measured for information until a release gates them.
-    Target(
-        "core.builder", "core", "src/enginekit/placement/builder.py", ("tests/test_builder.py",), gated=False
-    ),
-    Target(
-        "core.versions", "core", "src/enginekit/base/versions.py", ("tests/test_versions.py",), gated=False
-    ),
+    # The plugin platform (issue 11), gated since issue 25.
+    Target("core.builder", "core", "src/enginekit/placement/builder.py", ("tests/test_builder.py",)),
+    Target("core.versions", "core", "src/enginekit/base/versions.py", ("tests/test_versions.py",)),
     Target("core.fields", "core", "src/enginekit/policy/fields.py", ("tests/test_fields.py",)),
     # The plan and spec formats (issue 12): what a scheduler in another language relies on.
     Target(
@@ -218,6 +214,17 @@ TARGETS: tuple[Target, ...] = (
         ("tests/test_registry.py", "tests/test_engine.py", *_CORE_PINNED),
         gated=False,
     ),
+    # Issue 25's modules, gated from their first commit.
+    Target("core.api", "core", "src/enginekit/platform/api.py", ("tests/test_plugin_api.py",)),
+    Target("core.inputs", "core", "src/enginekit/platform/inputs.py", ("tests/test_hook_inputs.py",)),
+    Target("core.frozen", "core", "src/enginekit/base/frozen.py", ("tests/test_hook_inputs.py",)),
+    Target(
+        "core.documents",
+        "core",
+        "src/enginekit/spec/documents.py",
+        ("tests/test_specio.py", "tests/test_format_attacks.py", "tests/test_convert.py"),
+    ),
+    Target("core.optiongen", "core", "src/enginekit/policy/optiongen.py", ("tests/test_optiongen.py",)),
     Target(
         "vllm.argpolicy",
         "plugins/vllm",

@@ -295,3 +295,134 @@ def test_the_kit_fails_a_plugin_that_changes_its_input_naming_the_hook(hook: str
 def test_the_kit_passes_a_plugin_that_leaves_its_input_alone() -> None:
     kit = type("Kit", (EngineConformance,), {"plugin": Good(), "engine": "x", "max_examples": 3})()
     kit.check_inputs_unchanged(_shard())
+
+
+# --- the recorder, piece by piece ------------------------------------------------------------
+
+
+def test_which_declared_types_can_hold_nothing_changeable() -> None:
+    from enginekit.platform.inputs import _holds_nothing_changeable as plain
+
+    for tp in (
+        str,
+        int,
+        float,
+        bool,
+        bytes,
+        type(None),
+        int | None,
+        tuple[int, ...],
+        frozenset[str],
+        tuple[str, int],
+    ):
+        assert plain(tp), tp
+    for tp in (
+        Profile,
+        tuple[GPUInfo, ...],
+        dict[str, str],
+        list[int],
+        object,
+        tuple[str, list[int]],
+        int | list[int],
+    ):
+        assert not plain(tp), tp
+
+
+def test_a_class_whose_annotations_do_not_resolve_is_looked_into_everywhere() -> None:
+    from enginekit.platform.inputs import _getter
+
+    @attrs.frozen
+    class Odd:
+        name: str
+        later: NotDefinedAnywhere  # type: ignore[name-defined]  # noqa: F821
+
+    _getter.cache_clear()
+    names, get, deep = _getter(Odd)  # type: ignore[misc]
+    assert (names, deep) == (("name", "later"), (0, 1))
+    assert get(Odd("a", [1])) == ("a", [1])
+    assert _getter(int) is None
+
+
+def test_a_class_of_one_field_is_read_as_a_one_item_tuple() -> None:
+    from enginekit.platform.inputs import _getter
+
+    @attrs.frozen
+    class One:
+        items: list[int]
+
+    one = One([1])
+    held = Inputs((one,))
+    _getter.cache_clear()
+    assert _getter(One)[1](one) == ([1],)  # type: ignore[index]
+    one.items.append(2)
+    assert held.changed() == "a list (its items)"
+    held.restore()
+    assert one.items == [1]
+
+
+def test_lists_and_tables_are_recorded_by_their_items_and_put_back() -> None:
+    inner = [1, 2]
+    table = {"k": inner}
+    outer = ("x", [table])
+    held = Inputs((outer, inner))  # one object reached twice is recorded once
+    assert held.changed() is None
+    inner.append(3)
+    assert held.changed() == "a list (its items)"
+    held.restore()
+    assert inner == [1, 2]
+    table["new"] = []
+    assert held.changed() == "a table (its items)"
+    held.restore()
+    assert table == {"k": [1, 2]}
+    assert table["k"] is inner
+    outer[1].clear()
+    assert held.changed() == "a list (its items)"
+    held.restore()
+    assert outer[1] == [table]
+
+
+def test_the_field_named_is_the_one_that_changed() -> None:
+    shard = _shard()
+    held = Inputs((shard,))
+    object.__setattr__(shard, "http_port", 9)
+    object.__setattr__(shard, "pool", "other")
+    assert held.changed() == "ShardSpec.http_port"
+    held.restore()
+    assert (shard.http_port, shard.pool) == (8000, "")
+    assert held.changed() is None
+
+
+def test_a_frozen_table_passed_to_frozen_is_not_copied() -> None:
+    from enginekit.base.frozen import frozen
+
+    table = FrozenDict({"a": "1"})
+    assert frozen(table) is table
+    made = frozen({"a": "1"})
+    assert type(made) is FrozenDict
+    assert made == table
+    assert frozen([("a", "1")]) == table
+    assert FrozenDict({"a": "1"}, b="2") == {"a": "1", "b": "2"}
+    assert hash(FrozenDict({"a": "1", "b": "2"})) == hash(frozenset({("a", "1"), ("b", "2")}))
+    assert hash(FrozenDict({"a": "1"})) != hash(FrozenDict({"a": "2"}))
+
+
+def test_changing_a_frozen_table_says_how_to_make_a_new_one() -> None:
+    with pytest.raises(TypeError) as caught:
+        FrozenDict({"a": "1"})["b"] = "2"  # type: ignore[index]
+    assert str(caught.value) == (
+        "this table is read-only: enginekit's model is frozen all the way down; "
+        "build a new one (dict(table) | {...}) instead"
+    )
+
+
+def test_a_structure_that_holds_itself_is_recorded_once() -> None:
+    loop: list[object] = []
+    loop.append(loop)
+    table: dict[str, object] = {}
+    table["self"] = table
+    held = Inputs((loop, table, 7, "s"))
+    assert held.changed() is None
+    loop.append(1)
+    assert held.changed() == "a list (its items)"
+    held.restore()
+    assert loop == [loop]

@@ -81,11 +81,16 @@ def test_a_click_command_reads_as_its_options() -> None:
     @click.option("--extra", multiple=True)
     @click.option("--pair", nargs=2)
     @click.option("-v", "--verbose", count=True)
+    @click.option("-q", is_flag=True)
+    @click.option("-n", type=int)
     def serve(**_: object) -> None:
         """serve."""
 
     read = ek.read_click(serve, "2.0", "click 2.0")
+    assert (read.release, read.source) == ("2.0", "click 2.0")
     assert dict(read.options) == {
+        "-q": 0,
+        "-n": 1,
         "--port": 1,
         "--tp_size": 1,
         "--trust_remote_code": 0,

@@ -355,3 +355,52 @@ def test_the_helpers_take_the_first_release_list_and_syntax_with_a_warning(helpe
     assert old == new
     with pytest.raises(TypeError, match="takes the ParsedArgs validate\\(\\) receives"):
         helper("p", args, *extra, **kwargs)  # type: ignore[operator]
+
+
+def test_every_specifier_is_read_not_only_the_first() -> None:
+    assert asked_for(["enginekit<3,!=1.5,>=1.2"]).version == "1.2"
+    assert asked_for(["enginekit (<3, >=1.3)"]).version == "1.3"
+    assert asked_for(["enginekit >=1.4 , garbage, <2"]).version == "1.4"
+    assert asked_for(["enginekit>=latest,>=1.1"]).version == "1.1"
+    assert asked_for(["enginekit>=2.0.1"]).version == "2.0"
+
+
+def test_the_first_enginekit_requirement_for_the_runtime_is_the_one_read() -> None:
+    assert (
+        asked_for(['enginekit>=1.9; extra == "docs"', "pluggy", "enginekit>=1.2", "enginekit>=1.7"]).version
+        == "1.2"
+    )
+
+
+def test_only_a_newer_minor_of_this_major_is_newer() -> None:
+    assert refusal(Asked("1.0", "enginekit>=1.0")) is None
+    assert refusal(Asked("1.1", "enginekit>=1.1")) is not None
+    assert refusal(Asked("1.10", "enginekit>=1.10")) == (
+        "refused: written for plugin API 1.10 (Requires-Dist: enginekit>=1.10), newer than the 1.0 this core "
+        "offers: upgrade enginekit"
+    )
+
+
+def test_an_api_older_than_the_oldest_accepted_is_refused_saying_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    from enginekit.platform import api
+
+    monkeypatch.setattr(api, "API_VERSION", "1.4")
+    monkeypatch.setattr(api, "OLDEST_API", "1.2")
+    assert api.refusal(Asked("1.1", "enginekit>=1.1")) == (
+        "refused: written for plugin API 1.1 (Requires-Dist: enginekit>=1.1), older than 1.2, the oldest this "
+        "core still accepts"
+    )
+    assert api.refusal(Asked("1.2", "enginekit>=1.2")) is None
+    assert api.refusal(Asked("1.4", "enginekit>=1.4")) is None
+    assert api.refusal(Asked("1", "enginekit>=1")) is not None  # read as 1.0
+    assert api.asked_for(["enginekit~=0.2"]) == Asked("1.2", "enginekit~=0.2")
+
+
+def test_a_bare_major_reads_as_its_minor_zero() -> None:
+    assert refusal(Asked("1", "enginekit>=1")) is None
+    assert asked_for(["enginekit>=1"]).version == "1.0"
+
+
+def test_a_malformed_specifier_is_skipped_not_the_end_of_the_list() -> None:
+    assert asked_for(["enginekit ~=, >=1.3"]).version == "1.3"
+    assert asked_for(["enginekit <2, >=1.3"]).version == "1.3"

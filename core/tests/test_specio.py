@@ -152,3 +152,57 @@ def test_a_source_of_the_wrong_kind_is_named_as_the_caller_names_it() -> None:
     with pytest.raises(SpecError) as caught:
         load_spec(42, name="shard-7")  # type: ignore[arg-type]
     assert caught.value.problems == ("shard-7: expected a path, a document's text or a mapping, got int",)
+
+
+def test_a_document_that_does_not_parse_is_named_by_the_callers_name_or_spec() -> None:
+    with pytest.raises(SpecError) as unnamed:
+        load_spec("profile = [")
+    assert unnamed.value.problems == (
+        "spec: not valid JSON: Expecting value: line 1 column 1 (char 0)",
+        "spec: not valid TOML: Invalid value (at end of document)",
+    )
+    with pytest.raises(SpecError) as named:
+        load_spec("profile = [", name="shard-7")
+    assert named.value.problems == (
+        "shard-7: not valid JSON: Expecting value: line 1 column 1 (char 0)",
+        "shard-7: not valid TOML: Invalid value (at end of document)",
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "hinted"),
+    [("examples/x.toml", True), ("  x.json ", True), ("x.yaml", False), ("a = 1\n# b.toml", False)],
+)
+def test_a_path_given_as_text_gets_the_hint_a_document_does_not(text: str, hinted: bool) -> None:
+    with pytest.raises(SpecError) as caught:
+        load_spec(text)
+    hint = f"a str is the document's text; to read the file {text!r}, pass a pathlib.Path"
+    assert (caught.value.problems[-1] == hint) is hinted
+
+
+def test_only_a_document_without_a_profile_and_with_a_node_config_key_is_a_node_config() -> None:
+    with pytest.raises(SpecError) as no_profile:
+        load_spec({"replica_id": "r"})
+    assert no_profile.value.problems == ("spec.profile: required field missing",)
+    with pytest.raises(SpecError) as both:
+        load_spec({"profile": {"name": "p", "engine": "x"}, "disabled": []})
+    assert both.value.problems == ("spec.disabled: unknown field",)
+    with pytest.raises(SpecError) as config:
+        load_spec({"Disabled": ["x"]})
+    assert config.value.problems == ("spec: a node config, not a shard spec (it has no profile)",)
+
+
+def test_a_key_is_masked_in_variable_names_but_never_in_the_formats_own_field_names() -> None:
+    key = "SK_LIVE_0123456789abcdef"
+    spec = ShardSpec(
+        replica_id="r",
+        shard_id="s",
+        gpu_indices=(0,),
+        http_port=8000,
+        api_key=key,
+        profile=Profile(name="p", engine="x", env={key: "1", "A": f"x{key}"}),
+    )
+    data = dump_spec(spec)
+    assert data["profile"]["env"] == {"<secret>": "1", "A": "x<secret>"}
+    assert data["api_key"] == "<secret>"
+    assert set(data) == set(dump_spec(spec, show_secrets=True))

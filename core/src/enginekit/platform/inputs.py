@@ -15,6 +15,7 @@ other way (a deep copy before, compared after). What changed is put back by
 
 from __future__ import annotations
 
+import functools
 import operator
 import types
 import typing
@@ -27,10 +28,6 @@ import attrs
 _ATOMS = frozenset({str, int, float, bool, type(None), bytes, complex})
 #: Kinds of record.
 _FIELDS, _TABLE, _LIST = 0, 1, 2
-
-#: Per attrs class: its field names, one C-level getter returning their values as a tuple,
-#: and the positions of the fields whose declared type can hold something changeable.
-_GETTERS: dict[type, tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]], tuple[int, ...]]] = {}
 
 
 def _holds_nothing_changeable(tp: object) -> bool:
@@ -48,22 +45,29 @@ def _holds_nothing_changeable(tp: object) -> bool:
     return False
 
 
+@functools.cache
 def _getter(cls: type) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]], tuple[int, ...]] | None:
-    found = _GETTERS.get(cls)
-    if found is None:
-        if getattr(cls, "__attrs_attrs__", None) is None:
-            return None
-        try:
-            fields = attrs.fields(attrs.resolve_types(cls))
-            kinds = [_holds_nothing_changeable(field.type) for field in fields]
-        except Exception:  # annotations that do not resolve: look inside every field
-            fields = attrs.fields(cls)
-            kinds = [False] * len(fields)
-        names = tuple(field.name for field in fields)
-        many = operator.attrgetter(*names) if names else (lambda _: ())
-        one: Callable[[Any], tuple[Any, ...]] = (lambda obj: (many(obj),)) if len(names) == 1 else many
-        deep = tuple(i for i, plain in enumerate(kinds) if not plain)
-        found = _GETTERS[cls] = (names, one, deep)
+    """For an attrs class: its field names, one C-level getter returning their values as a
+    tuple, and the positions of the fields whose declared type can hold something changeable."""
+    if getattr(cls, "__attrs_attrs__", None) is None:
+        return None
+    try:
+        fields = attrs.fields(attrs.resolve_types(cls))
+        kinds = [_holds_nothing_changeable(field.type) for field in fields]
+    except Exception:  # annotations that do not resolve: look inside every field
+        fields = attrs.fields(cls)
+        kinds = [False] * len(fields)
+    names = tuple(field.name for field in fields)
+    many = operator.attrgetter(*names) if names else (lambda _: ())
+    one: Callable[[Any], tuple[Any, ...]] = (lambda obj: (many(obj),)) if len(names) == 1 else many
+    return names, one, tuple(i for i, plain in enumerate(kinds) if not plain)
+
+
+def _recorded(value: object) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]], tuple[int, ...]]:
+    """The getter of an attrs instance's class, which recording it made."""
+    cls: type = type(value)
+    found = _getter(cls)
+    assert found is not None  # recorded only when it had one
     return found
 
 
@@ -78,7 +82,7 @@ class Inputs:
         stack: list[Any] = list(values)
         while stack:
             value = stack.pop()
-            cls = type(value)
+            cls: type = type(value)
             if cls in _ATOMS or id(value) in seen:
                 continue
             seen.add(id(value))
@@ -104,7 +108,7 @@ class Inputs:
         """What changed, as ``Class.field`` (or the table's or list's kind); ``None`` when nothing did."""
         for value, snapshot, kind in self._records:
             if kind == _FIELDS:
-                names, getter, _ = _GETTERS[type(value)]
+                names, getter, _ = _recorded(value)
                 now = getter(value)
                 # Identity first, element by element, in C; a field replaced by an equal
                 # value changed nothing a later hook reads.
@@ -122,7 +126,7 @@ class Inputs:
         """Put back everything recorded: the caller's objects hold what they held before."""
         for value, snapshot, kind in self._records:
             if kind == _FIELDS:
-                names = _GETTERS[type(value)][0]
+                names = _recorded(value)[0]
                 for name, old in zip(names, snapshot, strict=True):
                     object.__setattr__(value, name, old)
             elif kind == _TABLE:

@@ -89,31 +89,25 @@ def read_argparse(parser: argparse.ArgumentParser, release: str, source: str) ->
 
 
 def read_click(command: Any, release: str, source: str) -> ReleaseRead:
-    """Every option of a Click ``command`` (``click.Command``), as the table of ``release``.
+    """Every option of a Click ``command`` (``click.Command``), ``--help`` included, for ``release``.
 
     A boolean flag's secondary spelling (``--no-x`` of ``--x/--no-x``) is an option of its
     own taking no value, as Click reads it. Click is imported by the caller, not here.
     """
     options: dict[str, Takes] = {}
     aliases: dict[str, str] = {}
-    params = list(command.params)
-    context_class = getattr(command, "context_class", None)
-    if context_class is not None:
-        # With the options Click adds itself (--help), as its parser matches them.
-        params = list(command.get_params(context_class(command)))
-    for param in params:
-        strings = [s for s in (*param.opts, *getattr(param, "secondary_opts", ())) if s.startswith("-")]
-        if not strings or getattr(param, "param_type_name", "") != "option":
+    # With the options Click adds itself (--help), as its parser matches them.
+    for param in command.get_params(command.context_class(command)):
+        if param.param_type_name != "option":
             continue  # an argument: no option spelling
-        flag = bool(getattr(param, "is_flag", False) or getattr(param, "count", False))
-        takes: Takes = 0 if flag else (param.nargs if param.nargs >= 0 else "*")
         longs = [s for s in param.opts if s.startswith("--")]
         canonical = longs[0] if longs else param.opts[0]
-        options[canonical] = takes
+        # Click options take a fixed number of values (nargs=-1 is for arguments only).
+        options[canonical] = 0 if param.is_flag or param.count else param.nargs
         for other in param.opts:
             if other != canonical:
                 aliases[other] = canonical
-        for secondary in getattr(param, "secondary_opts", ()):
+        for secondary in param.secondary_opts:
             options[secondary] = 0
     return ReleaseRead(release, source, options, aliases)
 
