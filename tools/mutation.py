@@ -188,6 +188,8 @@ TARGETS: tuple[Target, ...] = (
                 "a_key_pasted_into_another_field_is_never_echoed",
             ),
         ),
+        # The longest target: about 250 s on two shared cores.
+        budget_s=600,
     ),
     Target(
         "core.engine",
