@@ -175,3 +175,34 @@ def test_a_device_listing_that_cannot_run_is_unusable_input_and_nothing_starts(
     ) in err
     document = json.loads(status.read_text())
     assert (document["state"], document["exit_code"], document["processes"]) == ("exited", 2, [])
+
+
+def test_the_console_script_runs_without_the_cycle_collector_and_run_turns_it_back_on(
+    capsys: pytest.CaptureFixture[str], config: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command is a moment long: no collector. A supervisor lives as long as its shard: it has one."""
+    import gc
+
+    from enginekit.cli import app, supervise
+
+    seen: list[bool] = []
+    monkeypatch.setattr(app, "main", lambda: seen.append(gc.isenabled()) or 0)
+    try:
+        with pytest.raises(SystemExit) as exited:
+            app.run()
+        assert (exited.value.code, seen, gc.isenabled()) == (0, [False], False)
+
+        class Supervisor:
+            def __init__(self, *args: object, **kwargs: object) -> None:
+                pass
+
+            def run(self) -> int:
+                seen.append(gc.isenabled())
+                return 0
+
+        monkeypatch.setattr(supervise, "Supervisor", Supervisor)
+        leader = str(EXAMPLES / "sim-single.toml")
+        code, _, err = run(capsys, leader, "--config", config)
+        assert (code, seen) == (0, [False, True]), err
+    finally:
+        gc.enable()

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest
 from enginekit import Adapter, Profile, ShardSpec, SpecError
+from enginekit.spec import convert
 from enginekit.spec.convert import parse_document, structure, unstructure
 from hypothesis import given
 from hypothesis import strategies as st
@@ -231,3 +234,202 @@ def test_a_file_that_cannot_be_opened_is_named_with_the_reason(tmp_path: Path) -
     with pytest.raises(SpecError) as caught:
         read_text(tmp_path / "missing.toml")
     assert caught.value.problems == (f"{tmp_path / 'missing.toml'}: cannot read: No such file or directory",)
+
+
+# --- the direct path: a well-typed document built without cattrs, the same as cattrs builds it
+
+
+def _through_cattrs(raw: object, cls: type, *, lenient: bool = False) -> tuple[object, list[str]] | str:
+    """What ``structure`` answers with the direct path closed: the value, or the error text."""
+    saved = convert._direct_class
+    convert._direct_class = lambda _cls: None  # type: ignore[assignment]
+    try:
+        return structure(raw, cls, path="spec", lenient=lenient)
+    except SpecError as exc:
+        return str(exc)
+    finally:
+        convert._direct_class = saved  # type: ignore[assignment]
+
+
+def _answer(raw: object, cls: type, *, lenient: bool = False) -> tuple[object, list[str]] | str:
+    try:
+        return structure(raw, cls, path="spec", lenient=lenient)
+    except SpecError as exc:
+        return str(exc)
+
+
+#: Values a field may be sent, right and wrong: the direct path takes some, cattrs the rest.
+_ANY_VALUE = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**64), 2**64)
+    | st.floats(allow_nan=True)
+    | st.text(max_size=6)
+    | st.sampled_from(["x\x00", "\u202e", "GPU-1"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@given(
+    shards.map(unstructure),
+    st.dictionaries(st.sampled_from(sorted(attrs.fields_dict(ShardSpec))), _ANY_VALUE, max_size=2),
+    st.booleans(),
+)
+def test_the_direct_path_answers_as_cattrs_does(
+    good: dict[str, object], changes: dict[str, object], lenient: bool
+) -> None:
+    raw = {**good, **changes}
+    assert _answer(raw, ShardSpec, lenient=lenient) == _through_cattrs(raw, ShardSpec, lenient=lenient)
+
+
+@given(
+    profiles.map(unstructure),
+    st.dictionaries(st.sampled_from(sorted(attrs.fields_dict(Profile))), _ANY_VALUE, max_size=2),
+)
+def test_the_direct_path_answers_as_cattrs_does_for_a_profile(
+    good: dict[str, object], changes: dict[str, object]
+) -> None:
+    raw = {**good, **changes}
+    assert _answer(raw, Profile) == _through_cattrs(raw, Profile)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("http_port", True),  # a bool is no integer
+        ("http_port", 2**63),  # past 64 bits
+        ("http_port", "8000"),
+        ("replica_id", "a\x00b"),  # a NUL
+        ("replica_id", 5),
+        ("gid_index", "3"),
+        ("gpu_indices", "0,1"),  # a string is no list
+        ("gpu_indices", [0, True]),
+        ("hcas", ["mlx5_0", 1]),
+        ("rank", -(2**63) - 1),
+    ],
+)
+def test_a_wrong_value_is_named_as_cattrs_names_it(field: str, value: object) -> None:
+    raw = {**_EXAMPLE, field: value}
+    answer = _answer(raw, ShardSpec)
+    assert isinstance(answer, str)
+    assert f"spec.{field}" in answer
+    assert answer == _through_cattrs(raw, ShardSpec)
+
+
+_EXAMPLE = {"http_port": 8000, "profile": {"name": "p", "engine": "vllm", "env": {"A": "1"}}}
+
+
+def test_a_missing_field_and_a_refused_value_are_left_to_cattrs() -> None:
+    missing = _answer({"http_port": 1, "profile": {"engine": "vllm"}}, ShardSpec)
+    assert missing == _through_cattrs({"http_port": 1, "profile": {"engine": "vllm"}}, ShardSpec)
+    assert isinstance(missing, str)
+    assert "spec.profile.name: required field missing" in missing
+
+
+def test_a_table_key_that_is_no_text_is_left_to_cattrs() -> None:
+    raw = {**_EXAMPLE, "profile": {"name": "p", "engine": "vllm", "env": {1: "x"}}}
+    assert _answer(raw, ShardSpec) == _through_cattrs(raw, ShardSpec)
+    bad_value = {**_EXAMPLE, "profile": {"name": "p", "engine": "vllm", "env": {"A": 1}}}
+    answer = _answer(bad_value, ShardSpec)
+    assert isinstance(answer, str)
+    assert "env" in answer
+    assert answer == _through_cattrs(bad_value, ShardSpec)
+
+
+def test_shipped_examples_are_built_without_cattrs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The direct path is the common one: every shipped example's spec takes it."""
+    examples = sorted((Path(__file__).parents[2] / "examples").glob("*.toml"))
+    assert examples
+    calls: list[type] = []
+
+    class Spy:
+        def structure(self, raw: object, cls: type) -> object:
+            calls.append(cls)
+            return real.structure(raw, cls)
+
+    real = convert.converter
+    monkeypatch.setattr(convert, "converter", Spy())
+    built = 0
+    for path in examples:
+        raw = parse_document(path.read_text(), name=path.name, suffix=".toml")
+        if "profile" in raw:
+            spec, _ = structure(raw, ShardSpec, path="spec")
+            assert spec.profile.engine
+            built += 1
+    assert built
+    assert calls == []
+    # The spy sees cattrs when it is used: a wrong value goes through it.
+    with pytest.raises(SpecError):
+        structure({**_EXAMPLE, "http_port": "x"}, ShardSpec, path="spec")
+    assert calls == [ShardSpec]
+
+
+@attrs.frozen
+class WithFloat:
+    x: float = 0.0
+
+
+@attrs.frozen
+class NotInit:
+    x: int = 0
+    y: int = attrs.field(default=0, init=False)
+
+
+@attrs.frozen
+class Chain:
+    next: Chain | None = None
+
+
+@attrs.frozen
+class Pair:
+    both: tuple[int, str] = (0, "")
+
+
+@attrs.frozen
+class Keyed:
+    table: Mapping[int, str] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class Leaf:
+    name: str
+    size: int | None = None
+
+
+@attrs.frozen
+class Tree:
+    leaves: tuple[Leaf, ...] = ()
+    first: Leaf | None = None
+    extra: Mapping[str, Any] = attrs.field(factory=dict)
+    flags: tuple[bool, ...] = ()
+
+
+def test_types_the_direct_path_does_not_build() -> None:
+    for cls in (WithFloat, NotInit, Chain, Pair, Keyed):
+        assert convert._direct_class(cls) is None, cls
+    # …and each is still structured, by cattrs.
+    assert structure({"x": 1}, WithFloat, path="w")[0] == WithFloat(1.0)
+    assert structure({"next": {}}, Chain, path="c")[0] == Chain(Chain())
+
+
+def test_the_direct_path_builds_nested_optional_and_listed_classes() -> None:
+    build = convert._direct_class(Tree)
+    assert build is not None
+    raw = {
+        "leaves": [{"name": "a"}, {"name": "b", "size": 2}],
+        "first": None,
+        "extra": {"k": [1]},
+        "flags": [True],
+    }
+    assert build(raw) == Tree((Leaf("a"), Leaf("b", 2)), None, {"k": [1]}, (True,))
+    assert build({"first": {"name": "c"}}) == Tree(first=Leaf("c"))
+    assert build({"leaves": [{"name": 1}]}) is convert._TO_CATTRS
+    assert build({"leaves": ({"name": "t"},)}) == Tree((Leaf("t"),))
+    assert build({"leaves": {"name": "a"}}) is convert._TO_CATTRS
+    assert build({"extra": {1: "x"}}) is convert._TO_CATTRS
+    assert build({"extra": []}) is convert._TO_CATTRS
+    assert build({"flags": [1]}) is convert._TO_CATTRS
+    assert build({"unknown": 1}) is convert._TO_CATTRS
+    assert build([("leaves", [])]) is convert._TO_CATTRS
+    assert build({"first": {"size": 1}}) is convert._TO_CATTRS  # its name missing

@@ -7,6 +7,7 @@ point, which a submodule of that name would replace once imported.
 from __future__ import annotations
 
 import contextlib
+import gc
 import sys
 from typing import Any
 
@@ -63,6 +64,7 @@ def run_shard(run: Run) -> int:
     inherited = {k: v for k, v in run.environ.items() if k not in resolved.consumed}
     with contextlib.suppress(OSError, ValueError, AttributeError):
         sys.stderr.flush()  # what was said before goes first: the runner writes below the text layer
+    gc.enable()  # the console script starts without it; a supervisor lives as long as its shard
     supervisor = Supervisor(
         plan,
         environ=inherited,

@@ -73,6 +73,7 @@ def _check_releases(raw: object, problems: list[str]) -> list[str]:
         problems.append("releases must be a non-empty list")
         return []
     names: list[str] = []
+    versions: list[Version] = []
     for i, entry in enumerate(raw):
         if not isinstance(entry, Mapping) or set(entry) != {"release", "source"}:
             problems.append(f"releases[{i}]: expected an object with release and source")
@@ -80,13 +81,12 @@ def _check_releases(raw: object, problems: list[str]) -> list[str]:
         if not isinstance(entry["source"], str) or not entry["source"]:
             problems.append(f"releases[{i}]: source must say what was read")
         try:
-            parse_version(entry["release"])
+            versions.append(parse_version(entry["release"]))
         except ValueError as error:
             problems.append(f"releases[{i}]: {error}")
             continue
         names.append(entry["release"])
-    ordered = sorted(names, key=parse_version)
-    if names != ordered or len({parse_version(name) for name in names}) != len(names):
+    if versions != sorted(versions) or len(set(versions)) != len(versions):
         problems.append("releases must be distinct and oldest first")
     return names
 
@@ -102,43 +102,47 @@ def _check_entries(raw: object, key: str, releases: list[str], problems: list[st
         if not isinstance(name, str) or not _OPTION.match(name):
             problems.append(f"{key}: {name!r} is not an option's spelling")
             continue
-        if not isinstance(entry, Mapping):
+        # type() first: a parsed table holds dicts, and an ABC's isinstance is slow.
+        if type(entry) is not dict and not isinstance(entry, Mapping):
             problems.append(f"{key}[{name!r}]: expected an object")
             continue
-        check(f"{key}[{name!r}]", entry, problems)
-        _check_spans(f"{key}[{name!r}]", entry.get("in"), position, problems)
+        # Where a problem is, is written only when there is one: this runs for every entry.
+        check(key, name, entry, problems)
+        _check_spans(key, name, entry.get("in"), position, problems)
 
 
-def _check_option(where: str, entry: Mapping[str, Any], problems: list[str]) -> None:
-    if set(entry) != {"takes", "in"}:
-        problems.append(f"{where}: expected takes and in")
+def _check_option(key: str, name: str, entry: Mapping[str, Any], problems: list[str]) -> None:
+    if entry.keys() != {"takes", "in"}:
+        problems.append(f"{key}[{name!r}]: expected takes and in")
     takes = entry.get("takes")
     if not (takes in _LIST_TAKES or (type(takes) is int and 0 <= takes <= 8)):
-        problems.append(f"{where}: takes is {takes!r}, expected 0-8 or one of {', '.join(_LIST_TAKES)}")
+        problems.append(
+            f"{key}[{name!r}]: takes is {takes!r}, expected 0-8 or one of {', '.join(_LIST_TAKES)}"
+        )
 
 
-def _check_alias(where: str, entry: Mapping[str, Any], problems: list[str]) -> None:
-    if set(entry) != {"option", "in"}:
-        problems.append(f"{where}: expected option and in")
+def _check_alias(key: str, name: str, entry: Mapping[str, Any], problems: list[str]) -> None:
+    if entry.keys() != {"option", "in"}:
+        problems.append(f"{key}[{name!r}]: expected option and in")
 
 
-def _check_spans(where: str, spans: object, position: Mapping[str, int], problems: list[str]) -> None:
-    if not isinstance(spans, list) or not spans:
-        problems.append(f"{where}: in must be a non-empty list of [first, last] ranges")
+def _check_spans(
+    key: str, name: str, spans: object, position: Mapping[str, int], problems: list[str]
+) -> None:
+    if type(spans) is not list or not spans:
+        problems.append(f"{key}[{name!r}]: in must be a non-empty list of [first, last] ranges")
         return
     last = -1
     for span in spans:
-        ok = (
-            isinstance(span, list)
-            and len(span) == 2
-            and all(type(part) is str and part in position for part in span)
-        )
-        if not ok:
-            problems.append(f"{where}: {span!r} is not a [first, last] range of read releases")
+        # Written out, not with all(): a table has hundreds of entries, read at every start.
+        first = end = None
+        if type(span) is list and len(span) == 2 and type(span[0]) is str and type(span[1]) is str:
+            first, end = position.get(span[0]), position.get(span[1])
+        if first is None or end is None:
+            problems.append(f"{key}[{name!r}]: {span!r} is not a [first, last] range of read releases")
             return
-        first, end = position[span[0]], position[span[1]]
         if first > end or first <= last:
-            problems.append(f"{where}: ranges must be in order and apart ({span!r})")
+            problems.append(f"{key}[{name!r}]: ranges must be in order and apart ({span!r})")
             return
         last = end
 
@@ -160,9 +164,19 @@ def _check_renames(raw: object, options: Mapping[str, Any], releases: list[str],
             problems.append(f"renames[{old!r}]: since {entry['since']!r} is not a read release")
 
 
-def _indexes(spans: Iterable[Sequence[str]], position: Mapping[str, int]) -> frozenset[int]:
-    # Ranges joined in C: a table has hundreds of options, read at every start that checks args.
-    return frozenset().union(*(range(position[first], position[last] + 1) for first, last in spans))
+def _indexes(
+    spans: Iterable[Sequence[str]], position: Mapping[str, int], made: dict[tuple[str, ...], frozenset[int]]
+) -> frozenset[int]:
+    # A table has hundreds of options, read at every start that checks args, and most share
+    # a few spans (every release, from one release on): each distinct one is made once,
+    # its ranges joined in C.
+    key = tuple(part for span in spans for part in span)
+    found = made.get(key)
+    if found is None:
+        found = made[key] = frozenset().union(
+            *(range(position[first], position[last] + 1) for first, last in spans)
+        )
+    return found
 
 
 def _arity(takes: int | str) -> int | None:
@@ -213,15 +227,16 @@ class OptionTable:
         releases = tuple(entry["release"] for entry in data["releases"])
         position = {release: i for i, release in enumerate(releases)}
         options, aliases = data["options"], data["aliases"]
+        made: dict[tuple[str, ...], frozenset[int]] = {}
         return cls(
             engine=data["engine"],
             program=data["program"],
             releases=releases,
             sources=tuple(entry["source"] for entry in data["releases"]),
             takes={option: _arity(entry["takes"]) for option, entry in options.items()},
-            option_in={option: _indexes(entry["in"], position) for option, entry in options.items()},
+            option_in={option: _indexes(entry["in"], position, made) for option, entry in options.items()},
             alias_of={alias: entry["option"] for alias, entry in aliases.items()},
-            alias_in={alias: _indexes(entry["in"], position) for alias, entry in aliases.items()},
+            alias_in={alias: _indexes(entry["in"], position, made) for alias, entry in aliases.items()},
             renames={old: (entry["to"], entry["since"]) for old, entry in data["renames"].items()},
         )
 

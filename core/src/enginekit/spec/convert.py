@@ -8,6 +8,7 @@ import os
 import re
 import stat
 import sys
+import types
 import typing
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -18,7 +19,7 @@ import cattrs
 
 from enginekit.base.errors import SpecError
 from enginekit.base.secrets import masked
-from enginekit.base.text import UNSAFE_CHARACTERS, describe
+from enginekit.base.text import unsafe_text
 
 T = TypeVar("T")
 
@@ -71,11 +72,9 @@ def _strict_str(value: object, _: type) -> str:
 
 def _check_text(value: str) -> None:
     # Every string structured from input may reach an argv, an environment or a log line.
-    if str.isascii(value) and str.isprintable(value):
-        return  # the common case, answered in C (see enginekit.base.text.has_unsafe)
-    found = UNSAFE_CHARACTERS.search(value)
-    if found is not None:
-        raise ValueError(f"contains {describe(found.group())}")
+    problem = unsafe_text(value)  # printable ASCII, the common case, answered in C
+    if problem is not None:
+        raise ValueError(problem)
 
 
 def _strict_bool(value: object, _: type) -> bool:
@@ -94,13 +93,14 @@ def _shown(value: object) -> str:
 
 def _key_shown(key: object) -> str:
     """A mapping key as it may appear in a message: plain names as they are, anything else quoted."""
-    if isinstance(key, str) and _PLAIN_KEY.fullmatch(key):
+    if isinstance(key, str) and re.fullmatch(_PLAIN_KEY, key):
         return key
     text = repr(key)
     return text[:40] + ("…" if len(text) > 40 else "")
 
 
-_PLAIN_KEY = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+#: Text, compiled by re's cache when a message first needs it: only a spec with a mistake does.
+_PLAIN_KEY = r"[A-Za-z0-9_.-]{1,64}"
 
 
 def _fast_tuple(conv: cattrs.Converter, item: type) -> Callable[[object, type], tuple[Any, ...]]:
@@ -237,6 +237,133 @@ def _fields_of(cls: type) -> dict[str, _FieldInfo]:
     return out
 
 
+#: What a direct builder answers for a value it leaves to cattrs.
+_TO_CATTRS: Any = object()
+
+
+def _direct_str(value: object) -> object:
+    if type(value) is not str or unsafe_text(value) is not None:
+        return _TO_CATTRS
+    return value
+
+
+def _direct_int(value: object) -> object:
+    if type(value) is not int or not INT64_MIN <= value <= INT64_MAX:
+        return _TO_CATTRS
+    return value
+
+
+def _direct_bool(value: object) -> object:
+    return value if type(value) is bool else _TO_CATTRS
+
+
+def _direct_any(value: object) -> object:
+    return value
+
+
+_DIRECT_SCALARS: dict[Any, Callable[[object], object]] = {
+    str: _direct_str,
+    int: _direct_int,
+    bool: _direct_bool,
+    Any: _direct_any,
+}
+
+
+def _direct_optional(inner: Callable[[object], object]) -> Callable[[object], object]:
+    def build(value: object) -> object:
+        return None if value is None else inner(value)
+
+    return build
+
+
+def _direct_tuple(item: Callable[[object], object]) -> Callable[[object], object]:
+    def build(value: object) -> object:
+        if type(value) is not list and type(value) is not tuple:
+            return _TO_CATTRS
+        out = tuple(map(item, value))
+        return _TO_CATTRS if any(x is _TO_CATTRS for x in out) else out
+
+    return build
+
+
+def _direct_table(item: Callable[[object], object]) -> Callable[[object], object]:
+    def build(value: object) -> object:
+        if type(value) is not dict:
+            return _TO_CATTRS
+        out = {_direct_str(key): item(entry) for key, entry in value.items()}
+        return _TO_CATTRS if any(x is _TO_CATTRS for x in (*out, *out.values())) else out
+
+    return build
+
+
+def _direct_for(tp: Any) -> Callable[[object], object] | None:
+    """A builder for values of type ``tp`` that need no conversion, or None for a type it leaves to cattrs."""
+    scalar = _DIRECT_SCALARS.get(tp)
+    if scalar is not None:
+        return scalar
+    if attrs.has(tp):
+        return None if tp in _DIRECT_PENDING else _direct_class(tp)
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType) and len(args) == 2 and type(None) in args:
+        inner = _direct_for(args[0] if args[1] is type(None) else args[1])
+        return None if inner is None else _direct_optional(inner)
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        item = _direct_for(args[0])
+        return None if item is None else _direct_tuple(item)
+    if origin in (Mapping, dict) and len(args) == 2 and args[0] is str:
+        entry = _direct_for(args[1])
+        return None if entry is None else _direct_table(entry)
+    return None
+
+
+#: The classes whose builders are being made, for a class that holds itself.
+_DIRECT_PENDING: set[type] = set()
+
+
+@functools.cache
+def _direct_class(cls: type) -> Callable[[object], object] | None:
+    """A builder of ``cls`` from a normalised table whose values already have their fields' types.
+
+    cattrs compiles a structuring function for each class the first time it meets it,
+    which was the largest single cost of starting a command; a spec as sent is almost
+    always already well typed, so it is built directly. Anything else (a wrong type, a
+    missing field, a value a validator refuses, a type not handled here) is left to
+    cattrs, which builds the same value or names every problem.
+    """
+    fields = attrs.fields(attrs.resolve_types(cls))
+    if any(not field.init for field in fields):
+        return None
+    builders = {}
+    _DIRECT_PENDING.add(cls)  # a class that holds itself is left to cattrs
+    try:
+        for field in fields:
+            builder = _direct_for(field.type)
+            if builder is None:
+                return None
+            builders[field.name] = (field.alias, builder)
+    finally:
+        _DIRECT_PENDING.discard(cls)
+
+    def build(value: object) -> object:
+        if type(value) is not dict:
+            return _TO_CATTRS
+        kwargs = {}
+        for name, item in value.items():
+            found = builders.get(name)
+            if found is None:
+                return _TO_CATTRS
+            built = found[1](item)
+            if built is _TO_CATTRS:
+                return _TO_CATTRS
+            kwargs[found[0]] = built
+        try:
+            return cls(**kwargs)
+        except Exception:  # a field missing, a validator refusing: cattrs says which
+            return _TO_CATTRS
+
+    return build
+
+
 def _fits_shape(shape: str, value: object) -> bool:
     if shape == "list":
         return isinstance(value, list | tuple)
@@ -359,8 +486,10 @@ def structure(raw: object, cls: type[T], *, path: str, lenient: bool = False) ->
         errors = unknown + errors
     if errors:
         raise SpecError(_masked(errors, secrets))
+    direct = _direct_class(typing.cast("type", cls))
+    built = _TO_CATTRS if direct is None else direct(normalised)
     try:
-        value = converter.structure(normalised, cls)
+        value: T = converter.structure(normalised, cls) if built is _TO_CATTRS else typing.cast("T", built)
     except cattrs.BaseValidationError as exc:
         lines = cattrs.transform_error(exc, path=path, format_exception=_format_leaf)
         raise SpecError(_masked([_path_first(line) for line in lines], secrets)) from None

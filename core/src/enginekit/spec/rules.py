@@ -12,24 +12,26 @@ from typing import Any
 
 import attrs
 
-from enginekit.base.text import UNSAFE_CHARACTERS, describe, has_unsafe
+from enginekit.base.text import has_unsafe, unsafe_text
 from enginekit.spec.convert import unstructure
 from enginekit.spec.model import MAX_GPU_INDEX, MAX_KV_CACHE_MIB, MAX_NODES, MAX_THREADS, ShardSpec, is_mig
 
 # nvidia-smi prints the prefixes upper case; either case is read the same, here and by
-# every rule that asks "is this a MIG instance?" (enginekit.spec.model.is_mig).
+# every rule that asks "is this a MIG instance?" (enginekit.spec.model.is_mig). Patterns
+# are kept as text and compiled by re's own cache when a spec first has such a field:
+# compiling them all was a noticeable part of starting a command.
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-_MIG = re.compile(rf"[Mm][Ii][Gg]-(?:{_UUID}|[Gg][Pp][Uu]-{_UUID}/\d{{1,3}}/\d{{1,3}})\Z")
-_GPU = re.compile(rf"[Gg][Pp][Uu]-{_UUID}\Z")
-_HCA = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*(?::\d{1,3})?\Z")
-_IFNAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,14}\Z")
-_HOSTNAME = re.compile(
+_MIG = rf"[Mm][Ii][Gg]-(?:{_UUID}|[Gg][Pp][Uu]-{_UUID}/\d{{1,3}}/\d{{1,3}})\Z"
+_GPU = rf"[Gg][Pp][Uu]-{_UUID}\Z"
+_HCA = r"[A-Za-z0-9][A-Za-z0-9_.-]*(?::\d{1,3})?\Z"
+_IFNAME = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,14}\Z"
+_HOSTNAME = (
     r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?\Z"
 )
 #: The characters of base64, base64url and JWT keys: none is special to a shell, to
 #: shlex quoting or to a URL, so a masked plan never shows part of a key split by quoting.
-_KEY_CHARACTERS = re.compile(r"[A-Za-z0-9._~+/=:-]+")
+_KEY_CHARACTERS = r"[A-Za-z0-9._~+/=:-]+"
 MAX_API_KEY = 4096
 #: Shorter keys are guessable, and short ones such as ``serve`` or ``8000`` also occur in
 #: every command line, where masking them would garble the plan.
@@ -91,9 +93,9 @@ def _problems(spec: ShardSpec) -> Iterator[str]:
         twice = sorted(hca for hca, count in Counter(spec.hcas).items() if count > 1)
         yield f"hcas: listed twice: {twice[:8]}"
     for hca in spec.hcas:
-        if not _HCA.match(hca):
+        if not re.match(_HCA, hca):
             yield f"hcas: expected an adapter name with an optional :port, got {hca!r}"
-    if spec.mgmt_interface and not _IFNAME.match(spec.mgmt_interface):
+    if spec.mgmt_interface and not re.match(_IFNAME, spec.mgmt_interface):
         yield (
             f"mgmt_interface: expected an interface name of at most 15 letters, digits, "
             f"'.', '_' or '-', got {spec.mgmt_interface!r}"
@@ -154,9 +156,9 @@ def _strings(value: object, path: str) -> Iterator[str]:
     # No NUL, control or bidi characters anywhere (see enginekit.base.text). The key's value
     # is checked on its own, and never echoed.
     if isinstance(value, str):
-        found = UNSAFE_CHARACTERS.search(value)
-        if found and path != "api_key":
-            yield f"{path}: contains {describe(found.group())}"
+        problem = unsafe_text(value)
+        if problem is not None and path != "api_key":
+            yield f"{path}: {problem}"
     elif isinstance(value, dict):
         for key, item in value.items():
             yield from _strings(key, f"{path}.{key!r}" if path else repr(key))
@@ -178,10 +180,10 @@ def _is_host(text: str) -> bool:
     except ValueError:
         # A last label of digits alone is no host name: resolvers read ``127.1`` and
         # ``2130706433`` as IPv4 addresses in forms Python refuses, so refuse them too.
-        return bool(_HOSTNAME.match(text)) and not text.rstrip(".").rsplit(".", 1)[-1].isdigit()
+        return bool(re.match(_HOSTNAME, text)) and not text.rstrip(".").rsplit(".", 1)[-1].isdigit()
     # ``fe80::1%eth0``: Python accepts any text as the zone; it is an interface name.
     zone = getattr(address, "scope_id", None)
-    return zone is None or bool(_IFNAME.match(zone))
+    return zone is None or bool(re.match(_IFNAME, zone))
 
 
 def _devices(spec: ShardSpec) -> Iterator[str]:
@@ -207,7 +209,7 @@ def _devices(spec: ShardSpec) -> Iterator[str]:
         )
     migs = [u for u in uuids if is_mig(u)]
     for uuid in uuids:
-        if not (_MIG.match(uuid) or _GPU.match(uuid)):
+        if not (re.match(_MIG, uuid) or re.match(_GPU, uuid)):
             yield f"gpu_uuids: expected MIG-<uuid> or GPU-<uuid>, got {uuid!r}"
     if migs and len(uuids) > 1:
         # CUDA enumerates a single MIG device per process, and no ordinary GPU once any
@@ -231,7 +233,7 @@ def _api_key(key: str) -> Iterator[str]:
         yield f"api_key: longer than {MAX_API_KEY} characters"
     elif len(key) < MIN_API_KEY:
         yield f"api_key: shorter than {MIN_API_KEY} characters, so guessable (the value is not shown)"
-    if not _KEY_CHARACTERS.fullmatch(key):
+    if not re.fullmatch(_KEY_CHARACTERS, key):
         yield (
             "api_key: must be ASCII letters, digits and . _ ~ + / = : - only, as base64 and JWT "
             "keys are (the value is not shown)"
