@@ -93,7 +93,7 @@ def bench_cold_start(example: Path, runs: int) -> None:
         floor: ([sys.executable, "-c", DEPS], ""),
         # Not a target: what importing the installed plugins alone costs, which `engines` must.
         "deps + every engine plugin import": ([sys.executable, "-c", DEPS + "; " + PLUGINS], ""),
-        f"render {example.name}": ([*_enginekit(), "render", str(example)], "<= 1.5x"),
+        f"render {example.name}": ([*_enginekit(), "render", str(example)], "<= 1.25x"),
         # Every installed engine imported and checked: the plugins' own import time counts.
         "engines": ([*_enginekit(), "engines"], "<= 1.5x"),
         "--version": ([*_enginekit(), "--version"], ""),
