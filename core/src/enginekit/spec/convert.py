@@ -321,26 +321,24 @@ _DIRECT_PENDING: set[type] = set()
 
 
 @functools.cache
-def _direct_class(cls: type) -> Callable[[object], object] | None:
+def _direct_class(cls: type) -> Callable[[object], object]:
     """A builder of ``cls`` from a normalised table whose values already have their fields' types.
 
     cattrs compiles a structuring function for each class the first time it meets it,
     which was the largest single cost of starting a command; a spec as sent is almost
-    always already well typed, so it is built directly. Anything else (a wrong type, a
-    missing field, a value a validator refuses, a type not handled here) is left to
-    cattrs, which builds the same value or names every problem.
+    always already well typed, so it is built directly, and so is a table that gives only
+    such fields (an empty config section is the class's defaults). Anything else (a wrong
+    type, a missing field, a value a validator refuses, a field of a type not handled here,
+    or one ``__init__`` does not take) is left to cattrs, which builds the same value or
+    names every problem.
     """
-    fields = attrs.fields(attrs.resolve_types(cls))
-    if any(not field.init for field in fields):
-        return None
-    builders = {}
-    _DIRECT_PENDING.add(cls)  # a class that holds itself is left to cattrs
+    builders: dict[str, tuple[str, Callable[[object], object]]] = {}
+    _DIRECT_PENDING.add(cls)  # a field holding its own class is left to cattrs
     try:
-        for field in fields:
-            builder = _direct_for(field.type)
-            if builder is None:
-                return None
-            builders[field.name] = (field.alias, builder)
+        for field in attrs.fields(attrs.resolve_types(cls)):
+            builder = _direct_for(field.type) if field.init else None
+            if builder is not None:
+                builders[field.name] = (field.alias, builder)
     finally:
         _DIRECT_PENDING.discard(cls)
 
@@ -486,8 +484,7 @@ def structure(raw: object, cls: type[T], *, path: str, lenient: bool = False) ->
         errors = unknown + errors
     if errors:
         raise SpecError(_masked(errors, secrets))
-    direct = _direct_class(typing.cast("type", cls))
-    built = _TO_CATTRS if direct is None else direct(normalised)
+    built = _direct_class(typing.cast("type", cls))(normalised)
     try:
         value: T = converter.structure(normalised, cls) if built is _TO_CATTRS else typing.cast("T", built)
     except cattrs.BaseValidationError as exc:
