@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import attrs
 import pytest
@@ -415,6 +415,29 @@ class NoneFirst:
     x: None | int = None  # noqa: RUF036 - None first on purpose: the direct path reads either order
 
 
+T_ = TypeVar("T_")
+
+
+@attrs.frozen
+class Limits(Generic[T_]):
+    low: T_
+    high: T_
+
+
+@attrs.frozen
+class WithGeneric:
+    python: str = "python3"
+    limits: Limits[int] | None = None
+
+
+#: A field typed with something no one can hash (a plugin's mistake, which cattrs tolerates).
+Unreadable = attrs.make_class(
+    "Unreadable",
+    {"n": attrs.field(default=1), "odd": attrs.field(default=None, type=[int])},
+    frozen=True,
+)
+
+
 @attrs.frozen
 class Leaf:
     name: str
@@ -480,3 +503,15 @@ def test_the_direct_path_takes_an_optional_written_either_way_and_the_whole_int6
         assert convert._strict_int(edge, int) == edge
     for beyond in (convert.INT64_MIN - 1, convert.INT64_MAX + 1):
         assert convert._direct_int(beyond) is convert._TO_CATTRS
+
+
+def test_a_plugin_class_the_direct_path_cannot_read_is_structured_as_before() -> None:
+    """A generic class inside, or an annotation nothing can hash: cattrs reads them, as before."""
+    assert structure({}, WithGeneric, path="engines.x")[0] == WithGeneric()
+    assert structure({"limits": {"low": 1, "high": 2}}, WithGeneric, path="engines.x")[0] == WithGeneric(
+        limits=Limits(1, 2)
+    )
+    assert convert._direct_class(Unreadable) is convert._to_cattrs
+    assert convert._to_cattrs({}) is convert._TO_CATTRS
+    for raw in ({}, {"n": 2}):
+        assert _answer(raw, Unreadable) == _through_cattrs(raw, Unreadable)

@@ -75,9 +75,9 @@ def run() -> None:
 
     The cyclic garbage collector is off: a command lives for a moment and its few cycles
     die with it, while the collector, run dozens of times as modules and classes are made,
-    was about a tenth of a cold ``render``. ``enginekit run`` turns it back on before it
-    starts supervising (it lives as long as its shard); ``main`` called in-process leaves
-    the caller's collector alone.
+    was about a tenth of a cold ``render``. ``enginekit run`` turns it on before it starts
+    supervising, since it lives as long as its shard: in-process too, where ``main`` else
+    leaves the caller's collector as it is.
     """
     gc.disable()
     sys.exit(main())

@@ -104,45 +104,50 @@ def _check_entries(raw: object, key: str, releases: list[str], problems: list[st
             continue
         # type() first: a parsed table holds dicts, and an ABC's isinstance is slow.
         if type(entry) is not dict and not isinstance(entry, Mapping):
-            problems.append(f"{key}[{name!r}]: expected an object")
+            problems.append(f"{_where(key, name)}: expected an object")
             continue
         # Where a problem is, is written only when there is one: this runs for every entry.
         check(key, name, entry, problems)
         _check_spans(key, name, entry.get("in"), position, problems)
 
 
+def _where(key: str, name: str) -> str:
+    """Where in the table an entry is (``options['--x']``): written only when a problem is found."""
+    return f"{key}[{name!r}]"
+
+
 def _check_option(key: str, name: str, entry: Mapping[str, Any], problems: list[str]) -> None:
-    if entry.keys() != {"takes", "in"}:
-        problems.append(f"{key}[{name!r}]: expected takes and in")
+    if set(entry) != {"takes", "in"}:
+        problems.append(f"{_where(key, name)}: expected takes and in")
     takes = entry.get("takes")
     if not (takes in _LIST_TAKES or (type(takes) is int and 0 <= takes <= 8)):
         problems.append(
-            f"{key}[{name!r}]: takes is {takes!r}, expected 0-8 or one of {', '.join(_LIST_TAKES)}"
+            f"{_where(key, name)}: takes is {takes!r}, expected 0-8 or one of {', '.join(_LIST_TAKES)}"
         )
 
 
 def _check_alias(key: str, name: str, entry: Mapping[str, Any], problems: list[str]) -> None:
-    if entry.keys() != {"option", "in"}:
-        problems.append(f"{key}[{name!r}]: expected option and in")
+    if set(entry) != {"option", "in"}:
+        problems.append(f"{_where(key, name)}: expected option and in")
 
 
 def _check_spans(
     key: str, name: str, spans: object, position: Mapping[str, int], problems: list[str]
 ) -> None:
-    if type(spans) is not list or not spans:
-        problems.append(f"{key}[{name!r}]: in must be a non-empty list of [first, last] ranges")
+    if not isinstance(spans, list) or not spans:
+        problems.append(f"{_where(key, name)}: in must be a non-empty list of [first, last] ranges")
         return
     last = -1
     for span in spans:
         # Written out, not with all(): a table has hundreds of entries, read at every start.
         first = end = None
-        if type(span) is list and len(span) == 2 and type(span[0]) is str and type(span[1]) is str:
+        if isinstance(span, list) and len(span) == 2 and type(span[0]) is str and type(span[1]) is str:
             first, end = position.get(span[0]), position.get(span[1])
         if first is None or end is None:
-            problems.append(f"{key}[{name!r}]: {span!r} is not a [first, last] range of read releases")
+            problems.append(f"{_where(key, name)}: {span!r} is not a [first, last] range of read releases")
             return
         if first > end or first <= last:
-            problems.append(f"{key}[{name!r}]: ranges must be in order and apart ({span!r})")
+            problems.append(f"{_where(key, name)}: ranges must be in order and apart ({span!r})")
             return
         last = end
 

@@ -39,9 +39,13 @@ def _strict_int(value: object, _: type) -> int:
     # bool is an int in Python: a spec saying ``tp = true`` is a mistake, not 1.
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"expected an integer, got {_shown(value)}")
-    if not INT64_MIN <= value <= INT64_MAX:
+    if not _fits_int64(value):
         raise ValueError(f"expected an integer that fits 64 bits, got one of {_digits(value)} digits")
     return value
+
+
+def _fits_int64(value: int) -> bool:
+    return INT64_MIN <= value <= INT64_MAX
 
 
 def _digits(value: int) -> str:
@@ -248,7 +252,7 @@ def _direct_str(value: object) -> object:
 
 
 def _direct_int(value: object) -> object:
-    if type(value) is not int or not INT64_MIN <= value <= INT64_MAX:
+    if type(value) is not int or not _fits_int64(value):
         return _TO_CATTRS
     return value
 
@@ -301,7 +305,7 @@ def _direct_for(tp: Any) -> Callable[[object], object] | None:
     scalar = _DIRECT_SCALARS.get(tp)
     if scalar is not None:
         return scalar
-    if attrs.has(tp):
+    if isinstance(tp, type) and attrs.has(tp):  # a generic alias (Limits[int]) is left to cattrs
         return None if tp in _DIRECT_PENDING else _direct_class(tp)
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin in (typing.Union, types.UnionType) and len(args) == 2 and type(None) in args:
@@ -314,6 +318,10 @@ def _direct_for(tp: Any) -> Callable[[object], object] | None:
         entry = _direct_for(args[1])
         return None if entry is None else _direct_table(entry)
     return None
+
+
+def _to_cattrs(value: object) -> object:
+    return _TO_CATTRS
 
 
 #: The classes whose builders are being made, for a class that holds itself.
@@ -339,6 +347,8 @@ def _direct_class(cls: type) -> Callable[[object], object]:
             builder = _direct_for(field.type) if field.init else None
             if builder is not None:
                 builders[field.name] = (field.alias, builder)
+    except Exception:  # a plugin's annotations this path cannot read: cattrs reads them, as before
+        return _to_cattrs
     finally:
         _DIRECT_PENDING.discard(cls)
 
@@ -469,6 +479,10 @@ def _format_leaf(exc: BaseException, _type: Any) -> str:
 
 def structure(raw: object, cls: type[T], *, path: str, lenient: bool = False) -> tuple[T, list[str]]:
     """Structure ``raw`` into ``cls``, reporting every problem at once.
+
+    A document whose values already have their fields' types is built directly; anything
+    else is left to cattrs, which builds the same value or names each problem (the direct
+    path never adds a message of its own).
 
     Unknown keys are an error naming their path (``profile.adpaters: unknown field``).
     With ``lenient``, for version skew with a newer control plane, they are returned
