@@ -727,17 +727,33 @@ def _instantiate(obj: Any, raw: object, name: str, lenient: bool, warnings: list
         raise ConfigError([f"engines.{name}: expected a table, got {type(raw).__name__}"])
     config_type = getattr(obj, "config_type", None) if isinstance(obj, type) else None
     if config_type is not None:
-        from enginekit.spec.convert import structure
+        # An empty section is the config's defaults, made here: listing engines never
+        # imports the spec reader (structure would build the same defaults directly).
+        config = _defaults(config_type) if not raw else None
+        if config is None:
+            from enginekit.spec.convert import structure
 
-        # An empty or well-typed section is built without cattrs' generated code (see
-        # structure): listing engines never pays for it.
-        config, unknown = structure(raw, config_type, path=f"engines.{name}", lenient=lenient)
-        warnings.extend(unknown)
+            config, unknown = structure(raw, config_type, path=f"engines.{name}", lenient=lenient)
+            warnings.extend(unknown)
         engine_class: type[EngineClass] = obj
         return engine_class(config)
     if raw:
         raise EnginekitError(f"engine {name!r} takes no configuration (engines.{name})")
     return obj() if isinstance(obj, type) else obj
+
+
+def _defaults(cls: type) -> object | None:
+    """``cls()``, which is what structuring an empty table makes, or None where structuring decides.
+
+    That is when ``cls`` is not an attrs class, has a field without a default, or refuses
+    its defaults: structuring the section then says why, as it always has.
+    """
+    if not attrs.has(cls) or any(f.init and f.default is attrs.NOTHING for f in attrs.fields(cls)):
+        return None
+    try:
+        return cls()
+    except Exception:  # reported as structuring the section reports it
+        return None
 
 
 def _installed_path(name: str, value: object) -> Path | None:
