@@ -508,9 +508,10 @@ def test_the_direct_path_takes_an_optional_written_either_way_and_the_whole_int6
 def test_a_plugin_class_the_direct_path_cannot_read_is_structured_as_before() -> None:
     """A generic class inside, or an annotation nothing can hash: cattrs reads them, as before."""
     assert structure({}, WithGeneric, path="engines.x")[0] == WithGeneric()
-    assert structure({"limits": {"low": 1, "high": 2}}, WithGeneric, path="engines.x")[0] == WithGeneric(
-        limits=Limits(1, 2)
-    )
+    # Given, the generic class is cattrs' to read, whatever its release makes of it (the
+    # oldest allowed attrs cannot resolve a generic alias; newer ones build it).
+    raw = {"limits": {"low": 1, "high": 2}}
+    assert _answer(raw, WithGeneric) == _through_cattrs(raw, WithGeneric)
     assert convert._direct_class(Unreadable) is convert._to_cattrs
     assert convert._to_cattrs({}) is convert._TO_CATTRS
     for raw in ({}, {"n": 2}):
