@@ -352,8 +352,8 @@ def test_shipped_examples_are_built_without_cattrs(monkeypatch: pytest.MonkeyPat
             calls.append(cls)
             return real.structure(raw, cls)
 
-    real = convert.converter
-    monkeypatch.setattr(convert, "converter", Spy())
+    real = convert.shared_converter()
+    monkeypatch.setattr(convert, "shared_converter", Spy)
     built = 0
     for path in examples:
         raw = parse_document(path.read_text(), name=path.name, suffix=".toml")
@@ -516,3 +516,11 @@ def test_a_plugin_class_the_direct_path_cannot_read_is_structured_as_before() ->
     assert convert._to_cattrs({}) is convert._TO_CATTRS
     for raw in ({}, {"n": 2}):
         assert _answer(raw, Unreadable) == _through_cattrs(raw, Unreadable)
+
+
+def test_the_shared_converter_is_made_once_and_still_reachable_by_its_old_name() -> None:
+    made = convert.shared_converter()
+    assert convert.shared_converter() is made
+    assert convert.converter is made  # the module attribute it was before cattrs was lazy
+    with pytest.raises(AttributeError, match=r"module 'enginekit\.spec\.convert' has no attribute 'convertor'"):
+        _ = convert.convertor  # type: ignore[attr-defined]

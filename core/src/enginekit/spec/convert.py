@@ -1,4 +1,9 @@
-"""The one shared cattrs converter: strict types and shapes, Go field spellings, bounded documents."""
+"""The one shared cattrs converter: strict types and shapes, Go field spellings, bounded documents.
+
+cattrs is imported the first time a document needs it (a value of the wrong type, a
+missing field, unstructuring): a well-typed spec is built without it, and a cold
+``render`` does not pay for importing it.
+"""
 
 from __future__ import annotations
 
@@ -15,11 +20,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import attrs
-import cattrs
 
 from enginekit.base.errors import SpecError
 from enginekit.base.secrets import masked
 from enginekit.base.text import unsafe_text
+
+if typing.TYPE_CHECKING:
+    import cattrs
 
 T = TypeVar("T")
 
@@ -138,6 +145,8 @@ def _is_tuple_of(item: type) -> Callable[[Any], bool]:
 
 
 def _make_converter() -> cattrs.Converter:
+    import cattrs
+
     conv = cattrs.Converter()
     conv.register_structure_hook(int, _strict_int)
     conv.register_structure_hook(str, _strict_str)
@@ -155,9 +164,21 @@ def _is_set(tp: Any) -> bool:
     return tp in (frozenset, set) or typing.get_origin(tp) in (frozenset, set)
 
 
-#: The converter for every model type and every engine's config section. A plugin that
-#: needs its own hooks uses ``converter.copy()`` and never registers on this one.
-converter = _make_converter()
+@functools.cache
+def shared_converter() -> cattrs.Converter:
+    """The converter for every model type and every engine's config section, made once.
+
+    A plugin that needs its own hooks uses ``shared_converter().copy()`` and never
+    registers on this one.
+    """
+    return _make_converter()
+
+
+def __getattr__(name: str) -> Any:
+    # ``convert.converter``, as it was before cattrs was imported on first use.
+    if name == "converter":
+        return shared_converter()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -499,8 +520,12 @@ def structure(raw: object, cls: type[T], *, path: str, lenient: bool = False) ->
     if errors:
         raise SpecError(_masked(errors, secrets))
     built = _direct_class(typing.cast("type", cls))(normalised)
+    if built is not _TO_CATTRS:
+        return typing.cast("T", built), _masked(unknown, secrets)
+    import cattrs
+
     try:
-        value: T = converter.structure(normalised, cls) if built is _TO_CATTRS else typing.cast("T", built)
+        value: T = shared_converter().structure(normalised, cls)
     except cattrs.BaseValidationError as exc:
         lines = cattrs.transform_error(exc, path=path, format_exception=_format_leaf)
         raise SpecError(_masked([_path_first(line) for line in lines], secrets)) from None
@@ -550,7 +575,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def unstructure(value: object) -> Any:
     """Turn a model value into plain dicts, lists and scalars (JSON-ready)."""
-    return converter.unstructure(value)
+    return shared_converter().unstructure(value)
 
 
 def load_document(path: Path) -> Mapping[str, Any]:
