@@ -16,7 +16,7 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "core" / "src" / "enginekit"
 #: The rooms whose modules decide what a process on a GPU node is started with.
-RULE_ROOMS = ("spec", "policy", "placement", "plan", "platform", "replica")
+RULE_ROOMS = ("spec", "layout", "policy", "placement", "plan", "platform", "replica")
 
 #: Modules of those rooms without a gated target, each with why. Shrink it; never grow it
 #: without a reason a reviewer accepts.

@@ -161,6 +161,23 @@ TARGETS: tuple[Target, ...] = (
         gated=False,
     ),
     Target(
+        "core.layout",
+        "core",
+        "src/enginekit/layout/compute.py",
+        (
+            "tests/test_layout.py",
+            "tests/test_engine_layout.py",
+            "tests/test_replica_layout.py",
+            "tests/test_replica.py",
+        ),
+    ),
+    Target(
+        "core.layoutmodel",
+        "core",
+        "src/enginekit/layout/model.py",
+        ("tests/test_layout.py", "tests/test_engine_layout.py"),
+    ),
+    Target(
         "core.convert",
         "core",
         "src/enginekit/spec/convert.py",
@@ -207,6 +224,7 @@ TARGETS: tuple[Target, ...] = (
             "tests/test_cache_attacks.py",
             "tests/test_validation_memo.py",
             "tests/test_checks.py",
+            "tests/test_engine_layout.py",
             *_CORE_PINNED,
             *_trust(
                 "commands_runs_every_check_plan_runs",
@@ -398,7 +416,8 @@ HAND: tuple[Hand, ...] = (
     Hand("an ambiguous prefix means one option", "core.args", "src/enginekit/policy/args.py",
          "                return matches", "                return frozenset(sorted(matches)[:1])"),
     Hand("serves_http ignores the engine", "core.engine", "src/enginekit/platform/engine.py",
-         "return shard.is_leader() if answer is None else answer", "return shard.is_leader()"),
+         "        if answer is not None:\n            return answer\n        if _lays_out",
+         "        if _lays_out"),
     Hand("placement overrides the listing's env", "core.engine", "src/enginekit/platform/engine.py",
          "env={**placed.env, **listing.env}", "env={**listing.env, **placed.env}"),
     Hand("stale hook callers after add()", "core.registry", "src/enginekit/platform/registry.py",

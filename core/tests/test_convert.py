@@ -522,5 +522,7 @@ def test_the_shared_converter_is_made_once_and_still_reachable_by_its_old_name()
     made = convert.shared_converter()
     assert convert.shared_converter() is made
     assert convert.converter is made  # the module attribute it was before cattrs was lazy
-    with pytest.raises(AttributeError, match=r"module 'enginekit\.spec\.convert' has no attribute 'convertor'"):
+    with pytest.raises(
+        AttributeError, match=r"module 'enginekit\.spec\.convert' has no attribute 'convertor'"
+    ):
         _ = convert.convertor  # type: ignore[attr-defined]

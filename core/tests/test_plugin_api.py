@@ -109,9 +109,9 @@ def test_the_runtime_requirement_wins_over_an_extras_one() -> None:
 @pytest.mark.parametrize(
     ("version", "why"),
     [
-        ("2.0", "another major version than the 1.0 this core offers"),
-        ("0.9", "another major version than the 1.0 this core offers"),
-        ("1.1", "newer than the 1.0 this core offers: upgrade enginekit"),
+        ("2.0", "another major version than the 1.1 this core offers"),
+        ("0.9", "another major version than the 1.1 this core offers"),
+        ("1.2", "newer than the 1.1 this core offers: upgrade enginekit"),
     ],
 )
 def test_another_major_or_a_newer_minor_is_refused(version: str, why: str) -> None:
@@ -141,7 +141,7 @@ def test_a_requirement_is_shown_printable_and_bounded(tmp_path: Path) -> None:
 
 
 def test_this_api_and_an_undeclared_one_are_accepted() -> None:
-    assert API_VERSION == ek.API_VERSION == "1.0"
+    assert API_VERSION == ek.API_VERSION == "1.1"
     assert refusal(Asked(API_VERSION, "enginekit>=1.0")) is None
     assert refusal(Asked(OLDEST_API)) is None
 
@@ -172,7 +172,7 @@ def test_a_plugin_for_another_major_version_is_refused_before_it_is_imported(api
     assert row.status == "failed"
     assert row.reason == (
         "refused: written for plugin API 2.0 (Requires-Dist: enginekit (>=2.0,<3)), another major "
-        "version than the 1.0 this core offers"
+        "version than the 1.1 this core offers"
     )
     with pytest.raises(EngineUnavailable) as caught:
         registry.engine("future")
@@ -180,7 +180,7 @@ def test_a_plugin_for_another_major_version_is_refused_before_it_is_imported(api
     assert str(caught.value) == (
         "engine 'future' failed to load (future-engine 3.0, api_pkgs.never_imported:Engine): refused: "
         "written for plugin API 2.0 (Requires-Dist: enginekit (>=2.0,<3)), another major version than "
-        "the 1.0 this core offers"
+        "the 1.1 this core offers"
     )
     assert "api_pkgs.never_imported" not in sys.modules
 
@@ -190,7 +190,7 @@ def test_a_plugin_for_a_newer_minor_version_is_refused_naming_the_upgrade(api_di
     [row] = registry.statuses(["newer"])
     assert row.status == "failed"
     assert row.reason == (
-        "refused: written for plugin API 1.3 (Requires-Dist: enginekit>=1.3,<2), newer than the 1.0 "
+        "refused: written for plugin API 1.3 (Requires-Dist: enginekit>=1.3,<2), newer than the 1.1 "
         "this core offers: upgrade enginekit"
     )
     assert "api_pkgs.never_imported" not in sys.modules
@@ -227,7 +227,7 @@ def test_engines_lists_a_refused_plugin_as_failed_with_the_versions(
     assert out[0].startswith("firstrel  ok  ")
     assert out[1].startswith("future    failed  ")
     assert "written for plugin API 2.0 (Requires-Dist: enginekit (>=2.0,<3))" in out[1]
-    assert "newer than the 1.0 this core offers: upgrade enginekit" in out[2]
+    assert "newer than the 1.1 this core offers: upgrade enginekit" in out[2]
     assert main(["engines", "--json", "firstrel"]) == 0
     [listed] = json.loads(capsys.readouterr().out)
     assert listed["plugin_api"] == {"version": "1.0", "declared": True, "requirement": "enginekit>=0.1.0"}
@@ -374,9 +374,10 @@ def test_the_first_enginekit_requirement_for_the_runtime_is_the_one_read() -> No
 
 def test_only_a_newer_minor_of_this_major_is_newer() -> None:
     assert refusal(Asked("1.0", "enginekit>=1.0")) is None
-    assert refusal(Asked("1.1", "enginekit>=1.1")) is not None
+    assert refusal(Asked("1.1", "enginekit>=1.1")) is None
+    assert refusal(Asked("1.2", "enginekit>=1.2")) is not None
     assert refusal(Asked("1.10", "enginekit>=1.10")) == (
-        "refused: written for plugin API 1.10 (Requires-Dist: enginekit>=1.10), newer than the 1.0 this core "
+        "refused: written for plugin API 1.10 (Requires-Dist: enginekit>=1.10), newer than the 1.1 this core "
         "offers: upgrade enginekit"
     )
 

@@ -19,6 +19,8 @@ from enginekit.base.lazy import lazy_exports
 if TYPE_CHECKING:
     from enginekit.base.errors import ConfigError, EngineError, SpecError
     from enginekit.base.versions import Version, newest_at_or_below, parse_version
+    from enginekit.layout.compute import shard_layout
+    from enginekit.layout.model import API_SERVER, HEADLESS, Dial, LayoutRules, Listener, ProcessLayout
     from enginekit.placement.builder import CommandBuilder, host_port, is_ip, leader_endpoint, node_ip
     from enginekit.placement.env import TUNABLE, placement_env, visible_devices
     from enginekit.placement.launcher import FileArg, launcher_args
@@ -75,13 +77,21 @@ if TYPE_CHECKING:
         ReleaseOptions,
         check_option_document,
     )
-    from enginekit.spec.model import Adapter, Command, GPUInfo, Profile, ShardSpec, is_mig
+    from enginekit.spec.model import DP_BALANCING, Adapter, Command, GPUInfo, Profile, ShardSpec, is_mig
 
 #: Each name of the plugin API and the module it lives in, imported on first use (PEP 562).
 #: ``enginekit engines`` imports every engine plugin, and a plugin's import needs only its
 #: config fields and the hook marker: the planning modules (the model, the argument
 #: reading, the command builder, the checks) load when a hook first uses them.
 _EXPORTS = {
+    "API_SERVER": "enginekit.layout.model",
+    "DP_BALANCING": "enginekit.spec.model",
+    "Dial": "enginekit.layout.model",
+    "HEADLESS": "enginekit.layout.model",
+    "LayoutRules": "enginekit.layout.model",
+    "Listener": "enginekit.layout.model",
+    "ProcessLayout": "enginekit.layout.model",
+    "shard_layout": "enginekit.layout.compute",
     "Adapter": "enginekit.spec.model",
     "Allowable": "enginekit.policy.fields",
     "ArgSyntax": "enginekit.policy.args",
@@ -153,10 +163,13 @@ _EXPORTS = {
 
 
 __all__ = [
+    "API_SERVER",
     "API_VERSION",
     "DEFAULT_HEALTH_PATH",
     "DEFAULT_METRICS_PATH",
+    "DP_BALANCING",
     "ENTRY_POINT_GROUP",
+    "HEADLESS",
     "TUNABLE",
     "Adapter",
     "Allowable",
@@ -164,17 +177,21 @@ __all__ = [
     "Command",
     "CommandBuilder",
     "ConfigError",
+    "Dial",
     "EngineClass",
     "EngineError",
     "EnginePolicy",
     "EnvDeny",
     "FileArg",
     "GPUInfo",
+    "LayoutRules",
+    "Listener",
     "OptionRename",
     "OptionTable",
     "OptionTableError",
     "OptionUse",
     "ParsedArgs",
+    "ProcessLayout",
     "Profile",
     "ReleaseOptions",
     "ReleaseRead",
@@ -215,6 +232,7 @@ __all__ = [
     "require_compute_capability",
     "resolve_executable",
     "secret_option_problems",
+    "shard_layout",
     "spelling",
     "table_module_text",
     "version",

@@ -113,6 +113,15 @@ def _export(parser: argparse.ArgumentParser) -> None:
     arguments(parser)
 
 
+def _layout(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "replica",
+        metavar="REPLICA",
+        help="replica spec: a [profile] with its [placement] and [[nodes]], TOML or JSON; '-' reads stdin",
+    )
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
 def _option_table(parser: argparse.ArgumentParser) -> None:
     from enginekit.cli.optiontable import arguments
 
@@ -250,6 +259,16 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         "formats:schema",
         _schema,
         epilog="Draft 2020-12, as shipped in the package; docs/plan-format.md says what may change.",
+    ),
+    Subcommand(
+        "layout",
+        "a replica laid out: every node's processes, ranks, GPUs, ports and who dials whom",
+        "layout:show",
+        _layout,
+        epilog="REPLICA is a TOML or JSON replica spec (docs/layouts.md). Every rank and port shown\n"
+        "is the one the shards are started with; each shard is checked as render checks it.\n\n"
+        "exit status: 0 shown; 1 the replica cannot be laid out or a shard is invalid (every\n"
+        "problem listed); 2 unusable input, or an engine that is not available here.",
     ),
     Subcommand(
         "export",

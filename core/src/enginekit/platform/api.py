@@ -27,7 +27,7 @@ import attrs
 
 #: The plugin API this core offers: ``enginekit.plugin.API_VERSION``. Its major number is
 #: the core's major version; its minor number grows when a name is added.
-API_VERSION = "1.0"
+API_VERSION = "1.1"
 #: The oldest plugin API this core still runs plugins for (each deprecated name of it kept).
 OLDEST_API = "1.0"
 

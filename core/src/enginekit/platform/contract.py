@@ -15,6 +15,7 @@ from enginekit.base.text import has_unsafe, is_portable_name, is_url_path, print
 # Imported by the checks that read them: ``enginekit engines`` checks only the
 # ``unavailable`` answer, and must not load the model or the policy types to do it.
 if TYPE_CHECKING:
+    from enginekit.layout.model import LayoutRules
     from enginekit.policy.engine import EnginePolicy
     from enginekit.spec.model import Command, ShardSpec
 
@@ -187,6 +188,33 @@ class Answers:
             for option, count in arity.items()
         ):
             raise self.broken(hook, "returned a policy whose arity table is not option to a count of values")
+        return answer
+
+    @_guarded
+    def layout_rules(self, hook: str, answer: object) -> LayoutRules:
+        """A :class:`LayoutRules` whose fields hold what they say; ``None``: tensor and pipeline only."""
+        from enginekit.layout.model import NO_DATA_PARALLEL, LayoutRules
+        from enginekit.spec.model import DP_BALANCING
+
+        if answer is None:
+            return NO_DATA_PARALLEL
+        if type(answer) is not LayoutRules:
+            raise self.broken(hook, f"returned {_kind(answer)}, expected a LayoutRules")
+        if type(answer.balancing) is not frozenset or not answer.balancing <= set(DP_BALANCING):
+            raise self.broken(
+                hook, f"returned layout rules whose balancing is not a set of {', '.join(DP_BALANCING)}"
+            )
+        if type(answer.expert_parallel) is not bool or type(answer.kv_events_per_rank) is not bool:
+            raise self.broken(
+                hook, "returned layout rules whose expert_parallel or kv_events_per_rank is not true or false"
+            )
+        if type(answer.all2all) is not frozenset or not _texts(*answer.all2all):
+            raise self.broken(hook, "returned layout rules whose all2all is not a set of names")
+        names = answer.coordination
+        if type(names) is not tuple or not _texts(*names) or len(set(names)) != len(names) or len(names) > 16:
+            raise self.broken(
+                hook, "returned layout rules whose coordination is not up to 16 distinct port names"
+            )
         return answer
 
     @_guarded

@@ -6,7 +6,7 @@ import operator
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -25,6 +25,9 @@ from enginekit.policy.engine import EnginePolicy
 from enginekit.policy.env import DEFAULT_POLICY, RESERVED, EnvPolicy
 from enginekit.spec.model import Adapter, Command, GPUInfo, Profile, ShardSpec
 from enginekit.spec.rules import check_spec
+
+if TYPE_CHECKING:
+    from enginekit.layout.model import LayoutRules, ProcessLayout
 
 #: The hook caller that reaches this engine (and wrappers) only, by hook name.
 HookLookup = Callable[[str], Callable[..., Any]]
@@ -105,6 +108,24 @@ class Engine:
         return self._policy
 
     @property
+    def layout_rules(self) -> LayoutRules:
+        """What this engine's layouts look like (its ``layout_rules`` hook); by default TP and PP only."""
+        key = "checked layout_rules"
+        if key not in self._constants:
+            self._constants[key] = self._answers.layout_rules("layout_rules", self._constant("layout_rules"))
+        return self._constants[key]  # type: ignore[no-any-return]
+
+    def layout(self, shard: ShardSpec) -> ProcessLayout:
+        """The process ``shard`` is in its replica's layout: its ranks, GPUs, ports and dials.
+
+        :raises SpecError: the replica's shape cannot be laid out for this engine.
+        """
+        from enginekit.layout.compute import shard_layout
+
+        self._check(shard.profile)
+        return shard_layout(shard, self.layout_rules)
+
+    @property
     def site_policy(self) -> EnvPolicy:
         """The site's env policy in force."""
         site = self._site_policy
@@ -183,11 +204,20 @@ class Engine:
         self._check(shard.profile)
         try:
             problems = self.validate(shard.profile, gpus) + check_spec(shard)
+            if not problems and _lays_out(shard):
+                problems = self._layout_problems(shard)
         except EnginekitError as exc:
             # What the engine's reading or checks raise may quote the args, which may hold it.
             raise masked_error(exc, shard.api_key) from None
         # A key pasted into another field (a path, a name) is still the key: never echoed.
         return [masked(problem, shard.api_key) for problem in problems]
+
+    def _layout_problems(self, shard: ShardSpec) -> list[str]:
+        try:
+            self.layout(shard)
+        except SpecError as exc:
+            return list(exc.problems)
+        return []
 
     def commands(self, shard: ShardSpec, gpus: Sequence[GPUInfo] = ()) -> list[Command]:
         """The processes of ``shard`` in start order, with profile overrides applied.
@@ -267,10 +297,16 @@ class Engine:
             )
 
     def serves_http(self, shard: ShardSpec) -> bool:
-        """Whether this rank answers the OpenAI API (default: the leader only)."""
+        """Whether this rank answers the OpenAI API (default: the leader, or its layout's API servers)."""
         self._check(shard.profile)
         answer = self._answers.flag("serves_http", self._call("serves_http", shard=shard))
-        return shard.is_leader() if answer is None else answer
+        if answer is not None:
+            return answer
+        if _lays_out(shard):
+            from enginekit.layout.model import API_SERVER
+
+            return self.layout(shard).role == API_SERVER
+        return shard.is_leader()
 
     def _constant(self, hook_name: str) -> Any:
         # Hooks without arguments are pure functions of a frozen config: ask once. What a
@@ -493,4 +529,22 @@ def _with_env(command: Command, env: EnvBuild, engine: str) -> Command:
         wait_for_leader_port=command.wait_for_leader_port,
         secret_env=command.secret_env,
         why=why,
+    )
+
+
+def _lays_out(shard: ShardSpec) -> bool:
+    """Whether the shard asks for what only the layout judges: data or expert parallel.
+
+    :func:`enginekit.layout.compute.needs_layout`'s rule, written out here so that a
+    tensor- and pipeline-parallel shard, judged by the spec's own rules, never imports the
+    layout: a cold ``render`` pays for nothing it does not use (a test keeps them equal).
+    """
+    profile = shard.profile
+    return bool(
+        profile.data_parallel > 1
+        or profile.dp_per_node
+        or profile.expert_parallel
+        or profile.all2all
+        or profile.dp_balancing != "internal"
+        or shard.dp_rank
     )

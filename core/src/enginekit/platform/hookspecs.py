@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from enginekit.layout.model import LayoutRules
     from enginekit.policy.args import ParsedArgs
     from enginekit.policy.engine import EnginePolicy
     from enginekit.spec.model import Command, GPUInfo, Profile, ShardSpec
@@ -64,6 +65,20 @@ def policy() -> EnginePolicy | None:
     how its parser reads ``args``, with the flags enginekit manages, the risky flags the
     site may allow (``allowed_args``, from the engine's config) and the secret flags.
     The core refuses what the policy declares before :func:`validate` is called.
+    """
+
+
+@hookspec(firstresult=True)
+def layout_rules() -> LayoutRules | None:
+    """Declare what this engine's layouts look like: a :class:`~enginekit.layout.model.LayoutRules`.
+
+    Optional (tensor and pipeline parallel only: a profile asking for data or expert
+    parallel is refused); asked once per engine. Which data-parallel balancing modes the
+    engine has, whether it has expert parallel and which all-to-all backends, the ports
+    its data-parallel leader listens on, and whether its KV-event publishers move by the
+    data-parallel rank. From these the core lays out every replica
+    (:func:`enginekit.plugin.shard_layout` gives a shard its process): build ranks and
+    ports from that slice, never from arithmetic of your own.
     """
 
 

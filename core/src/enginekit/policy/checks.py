@@ -41,6 +41,8 @@ def bounds_problems(profile: Profile) -> list[str]:
         ("pp", profile.pp, MAX_PARALLEL),
         ("gpus_per_node", profile.gpus_per_node, MAX_PARALLEL),
         ("nodes", profile.nodes, MAX_NODES),
+        ("dp", profile.dp, MAX_PARALLEL),
+        ("dp_per_node", profile.dp_per_node, MAX_PARALLEL),
     )
     problems = [
         f"profile {profile.name!r}: {field}: expected at most {limit}, got {value}"
@@ -78,14 +80,17 @@ def _common(profile: Profile, gpus: Sequence[GPUInfo], policy: EnvPolicy) -> Ite
         yield f"pipeline parallel degree must not be negative, got {profile.pp}"
     if profile.nodes < 0 or profile.gpus_per_node < 0:
         yield "nodes and gpus_per_node must not be negative"
+    if profile.dp < 0 or profile.dp_per_node < 0:
+        yield "dp and dp_per_node must not be negative"
     if profile.nodes > 1 and profile.gpus_per_node <= 0:
         yield f"gpus_per_node is required for a {profile.nodes}-node profile"
-    elif profile.tp > 0:
+    elif profile.tp > 0 and profile.pp >= 0 and profile.dp >= 0:
         want = profile.per_node * profile.node_count
-        if want != profile.tp * profile.pipeline_degree:
+        dp = f" x DP {profile.data_parallel}" if profile.data_parallel > 1 else ""
+        if want != profile.tp * profile.pipeline_degree * profile.data_parallel:
             yield (
                 f"{profile.node_count} nodes x {profile.per_node} GPUs does not match "
-                f"TP {profile.tp} x PP {profile.pipeline_degree}"
+                f"TP {profile.tp} x PP {profile.pipeline_degree}{dp}"
             )
     for gpu in gpus:
         if not 0 <= gpu.index <= MAX_GPU_INDEX:
@@ -95,8 +100,9 @@ def _common(profile: Profile, gpus: Sequence[GPUInfo], policy: EnvPolicy) -> Ite
                 f"GPU {gpu.index}: compute capability {gpu.compute_capability!r} is not "
                 f"major.minor in digits, such as '9.0'"
             )
-    if gpus and len(gpus) < profile.per_node:
-        yield f"needs {profile.per_node} GPUs per node, node has {len(gpus)}"
+    if gpus and len(gpus) < profile.per_shard:
+        unit = "node" if profile.per_shard == profile.per_node else "rank"
+        yield f"needs {profile.per_shard} GPUs per {unit}, node has {len(gpus)}"
     # A tensor-parallel group must be uniform: mixing classes makes the slowest card set
     # the pace for every collective, and mismatched memory makes the smallest card
     # decide what fits.

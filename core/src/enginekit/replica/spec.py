@@ -10,9 +10,16 @@ import attrs
 
 from enginekit.base.errors import SpecError
 from enginekit.base.secrets import MASK
+from enginekit.layout.compute import HTTP, layout, needs_layout, shape_problems
+from enginekit.layout.model import API_SERVER, Layout, LayoutRules, NodeInput
 from enginekit.spec.convert import folded_names, structure
-from enginekit.spec.model import Profile, ShardSpec
+from enginekit.spec.model import DP_BALANCING, Profile, ShardSpec
 from enginekit.spec.rules import check_spec
+
+#: Any engine's layout, for the shape alone: which processes, ranks and GPUs. What the
+#: engine named in the profile has (its balancing modes, its coordination ports) is
+#: judged when each shard is planned, and by :func:`replica_layout` with its rules.
+_ANY_ENGINE = LayoutRules(balancing=frozenset(DP_BALANCING), expert_parallel=True, kv_events_per_rank=True)
 
 
 @attrs.frozen(kw_only=True)
@@ -122,6 +129,10 @@ def replica_problems(replica: ReplicaSpec) -> list[str]:
     node's is prefixed with the node (``nodes[1]: gpu_indices: …``).
     """
     problems = list(_whole(replica))
+    if not problems and needs_layout(replica.profile):
+        # The shape alone: which ports an engine listens on is its own, judged with its
+        # rules by replica_layout and when each shard is planned.
+        problems = shape_problems(replica.profile, _node_inputs(replica), _ANY_ENGINE)
     if problems:
         return problems  # ranks built from a replica of the wrong shape say nothing more useful
     return _per_rank(replica, _ranks(replica))
@@ -140,6 +151,30 @@ def expand(replica: ReplicaSpec) -> tuple[ShardSpec, ...]:
     if problems:
         raise SpecError(problems)
     return tuple(_ranks(replica))
+
+
+def replica_layout(replica: ReplicaSpec, rules: LayoutRules) -> Layout:
+    """The replica's layout under its engine's ``rules``: every node's processes, ranks, GPUs and ports; pure.
+
+    :raises SpecError: listing every problem: the replica's own, then the layout's.
+    """
+    problems = list(_whole(replica))
+    if problems:
+        raise SpecError(problems)
+    return layout(replica.profile, _node_inputs(replica), leader_port=replica.leader_port, rules=rules)
+
+
+def _node_inputs(replica: ReplicaSpec) -> list[NodeInput]:
+    nodes = replica.nodes or tuple(ReplicaNode() for _ in range(replica.profile.node_count))
+    return [
+        NodeInput(
+            addr=node.addr,
+            http_port=_port(node.http_port, replica.http_port),
+            kv_events_port=_inherit(node, replica.placement, "kv_events_port"),
+            gpus=_inherit(node, replica.placement, "gpu_indices"),
+        )
+        for node in nodes
+    ]
 
 
 def with_addresses(replica: ReplicaSpec, addresses: Sequence[str]) -> ReplicaSpec:
@@ -243,29 +278,43 @@ def _located(problem: str, rank: int, node: ReplicaNode, replica: ReplicaSpec) -
 
 
 def _ranks(replica: ReplicaSpec) -> list[ShardSpec]:
+    """One shard spec per process of the replica's layout, in node order."""
     profile = replica.profile
     nodes = replica.nodes or tuple(ReplicaNode() for _ in range(profile.node_count))
-    leader = nodes[0].addr if profile.node_count > 1 else ""
+    laid = layout(
+        profile, _node_inputs(replica), leader_port=replica.leader_port, rules=_ANY_ENGINE, checked=False
+    )
+    # Every process dials the leader's address once there is more than one process.
+    many = profile.node_count > 1 or profile.data_parallel > 1
+    leader = nodes[0].addr if many else ""
     specs = []
-    for rank, node in enumerate(nodes):
+    for node_layout, node in zip(laid.nodes, nodes, strict=True):
+        rank = node_layout.index
         placement = {field: _inherit(node, replica.placement, field) for field in _INHERITED}
-        specs.append(
-            ShardSpec(
-                replica_id=replica.replica_id,
-                shard_id=f"{replica.replica_id}-{rank}" if replica.replica_id else "",
-                rank=rank,
-                nnodes=profile.node_count,
-                leader_addr=leader,
-                leader_port=replica.leader_port,
-                http_port=_port(node.http_port, replica.http_port),
-                bind_addr=_bind(node),
-                api_key=replica.api_key if rank == 0 else "",
-                pool=replica.pool,
-                profile_fp=replica.profile_fp,
-                profile=profile,
-                **placement,
+        for process in node_layout.processes:
+            alone = len(node_layout.processes) == 1
+            if placement["gpu_indices"]:
+                placement["gpu_indices"] = process.gpus
+            suffix = f"{rank}" if alone else f"{rank}-{process.index}"
+            specs.append(
+                ShardSpec(
+                    replica_id=replica.replica_id,
+                    shard_id=f"{replica.replica_id}-{suffix}" if replica.replica_id else "",
+                    rank=rank,
+                    nnodes=profile.node_count,
+                    dp_rank=process.dp_start if profile.data_parallel > 1 else 0,
+                    leader_addr=leader,
+                    leader_port=replica.leader_port,
+                    http_port=process.port(HTTP) or _port(node.http_port, replica.http_port),
+                    bind_addr=_bind(node),
+                    # Every API server demands the key of every request; a headless rank serves none.
+                    api_key=replica.api_key if process.role == API_SERVER else "",
+                    pool=replica.pool,
+                    profile_fp=replica.profile_fp,
+                    profile=profile,
+                    **placement,
+                )
             )
-        )
     return specs
 
 

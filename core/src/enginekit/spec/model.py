@@ -25,6 +25,9 @@ MAX_GPU_INDEX = 65535
 MAX_THREADS = 65536
 #: 64 TiB: more than any one node has, and small enough for every engine's own setting.
 MAX_KV_CACHE_MIB = 64 * 1024 * 1024
+#: Where requests enter a data-parallel replica: one API server in front of every rank,
+#: one per node in front of its own ranks, or one per rank behind the site's balancer.
+DP_BALANCING = ("internal", "hybrid", "external")
 
 
 def _dict(value: Mapping[str, str]) -> FrozenDict[str, str]:
@@ -88,6 +91,20 @@ class Profile:
     adapters: tuple[Adapter, ...] = attrs.field(default=(), converter=_tuple)
     #: Publish KV-cache events to the agent, for the router's precise prefix index.
     kv_events: bool = False
+    #: Data parallel degree: how many copies of the model (each of ``tp`` x ``pp`` GPUs)
+    #: serve the replica side by side; 0, the Go zero value, means 1.
+    dp: int = 1
+    #: Data-parallel ranks on each node; 0 spreads ``dp`` evenly over ``nodes``.
+    dp_per_node: int = 0
+    #: Where requests enter a data-parallel replica (see :data:`DP_BALANCING`): ``internal``
+    #: (one API server in front of every rank), ``hybrid`` (one per node, in front of its
+    #: own ranks) or ``external`` (one per rank, behind the site's load balancer).
+    dp_balancing: str = "internal"
+    #: Expert parallel: the MoE layers' experts are spread over the ranks instead of copied.
+    expert_parallel: bool = False
+    #: The all-to-all backend expert parallel exchanges tokens with, in the engine's own
+    #: words (vLLM's ``deepep_low_latency``, SGLang's ``deepep``); empty is the engine's default.
+    all2all: str = ""
 
     @property
     def pipeline_degree(self) -> int:
@@ -100,9 +117,28 @@ class Profile:
         return max(self.nodes, 1)
 
     @property
+    def data_parallel(self) -> int:
+        """The data parallel degree, with the Go zero value read as 1."""
+        return max(self.dp, 1)
+
+    @property
+    def dp_local(self) -> int:
+        """Data-parallel ranks on each node: ``dp_per_node``, or ``dp`` spread evenly over the nodes."""
+        return self.dp_per_node or max(self.data_parallel // self.node_count, 1)
+
+    @property
     def per_node(self) -> int:
-        """How many GPUs each shard of this profile occupies."""
+        """How many GPUs each node of this profile occupies (each shard, but for ``external`` balancing)."""
+        if self.data_parallel > 1:
+            return self.gpus_per_node or self.tp * self.pipeline_degree * self.dp_local
         return self.gpus_per_node or self.tp
+
+    @property
+    def per_shard(self) -> int:
+        """How many GPUs each shard occupies: a node's, or one rank's under ``external`` balancing."""
+        if self.data_parallel > 1 and self.dp_balancing == "external":
+            return self.tp * self.pipeline_degree
+        return self.per_node
 
     def model_name(self) -> str:
         """The name clients ask for: the served name, or the model path when none is set."""
@@ -133,6 +169,9 @@ class ShardSpec:
     #: the fabric: NCCL bootstraps over TCP and only then moves to RDMA.
     leader_addr: str = ""
     leader_port: int = 0
+    #: The first data-parallel rank this shard hosts, as the replica's layout numbers
+    #: them (:mod:`enginekit.layout`); 0 without data parallel.
+    dp_rank: int = 0
     #: The local GPUs this shard uses, as nvidia-smi numbers them.
     gpu_indices: tuple[int, ...] = attrs.field(default=(), converter=_tuple)
     #: The same devices by UUID, in the same order, set only when one of them is a MIG
@@ -261,6 +300,7 @@ GO_NAMES: Mapping[type, Mapping[str, str]] = {
         "nnodes": "NNodes",
         "leader_addr": "LeaderAddr",
         "leader_port": "LeaderPort",
+        "dp_rank": "dp_rank",
         "gpu_indices": "GPUIndices",
         "gpu_uuids": "gpu_uuids",
         "hcas": "HCAs",
@@ -291,6 +331,11 @@ GO_NAMES: Mapping[type, Mapping[str, str]] = {
         "served_model_name": "ServedModelName",
         "adapters": "Adapters",
         "kv_events": "kv_events",
+        "dp": "dp",
+        "dp_per_node": "dp_per_node",
+        "dp_balancing": "dp_balancing",
+        "expert_parallel": "expert_parallel",
+        "all2all": "all2all",
     },
     Adapter: {"name": "name", "path": "path"},
 }

@@ -14,7 +14,15 @@ import attrs
 
 from enginekit.base.text import has_unsafe, unsafe_text
 from enginekit.spec.convert import unstructure
-from enginekit.spec.model import MAX_GPU_INDEX, MAX_KV_CACHE_MIB, MAX_NODES, MAX_THREADS, ShardSpec, is_mig
+from enginekit.spec.model import (
+    MAX_GPU_INDEX,
+    MAX_KV_CACHE_MIB,
+    MAX_NODES,
+    MAX_THREADS,
+    Profile,
+    ShardSpec,
+    is_mig,
+)
 
 # nvidia-smi prints the prefixes upper case; either case is read the same, here and by
 # every rule that asks "is this a MIG instance?" (enginekit.spec.model.is_mig). Patterns
@@ -73,6 +81,9 @@ def _problems(spec: ShardSpec) -> Iterator[str]:
         yield f"nnodes: expected 1-{MAX_NODES}, got {spec.nnodes}"
     elif not 0 <= spec.rank < spec.nnodes:
         yield f"rank: must be in 0..{spec.nnodes - 1} for {spec.nnodes} node(s), got {spec.rank}"
+    dp = spec.profile.data_parallel
+    if not 0 <= spec.dp_rank < dp:
+        yield f"dp_rank: must be in 0..{dp - 1} for data parallel {dp}, got {spec.dp_rank}"
     if spec.nnodes != spec.profile.node_count and 1 <= spec.nnodes <= MAX_NODES:
         yield (
             f"nnodes: the shard says {spec.nnodes} node(s), its profile "
@@ -194,10 +205,10 @@ def _devices(spec: ShardSpec) -> Iterator[str]:
         yield f"gpu_indices: listed twice: {twice[:8]}"
     uuids = spec.gpu_uuids
     if not uuids:
-        if spec.gpu_indices and len(spec.gpu_indices) != spec.profile.per_node:
+        if spec.gpu_indices and len(spec.gpu_indices) != spec.profile.per_shard:
             yield (
-                f"gpu_indices: profile {spec.profile.name!r} needs {spec.profile.per_node} "
-                f"GPU(s) per node, the shard has {len(spec.gpu_indices)}"
+                f"gpu_indices: profile {spec.profile.name!r} needs {spec.profile.per_shard} "
+                f"GPU(s) per {_shard_unit(spec.profile)}, the shard has {len(spec.gpu_indices)}"
             )
         return
     if len({uuid.upper() for uuid in uuids}) != len(uuids):
@@ -218,11 +229,15 @@ def _devices(spec: ShardSpec) -> Iterator[str]:
             f"gpu_uuids: a shard on MIG gets exactly one instance (CUDA enumerates one MIG "
             f"device per process), got {len(uuids)} devices"
         )
-    if migs and spec.profile.per_node != 1:
+    if migs and spec.profile.per_shard != 1:
         yield (
-            f"gpu_uuids: profile {spec.profile.name!r} needs {spec.profile.per_node} GPUs per "
-            f"node, but a MIG shard has one instance"
+            f"gpu_uuids: profile {spec.profile.name!r} needs {spec.profile.per_shard} GPUs per "
+            f"{_shard_unit(spec.profile)}, but a MIG shard has one instance"
         )
+
+
+def _shard_unit(profile: Profile) -> str:
+    return "rank" if profile.per_shard != profile.per_node else "node"
 
 
 def _api_key(key: str) -> Iterator[str]:

@@ -1,0 +1,86 @@
+"""``enginekit layout``: the table read before launching a replica: nodes, processes, ranks, ports, dials."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from enginekit.base.exits import EXIT_OK
+from enginekit.cli.context import Invalid, Run
+
+if TYPE_CHECKING:
+    from enginekit.layout.model import Layout, ProcessLayout
+    from enginekit.replica.spec import ReplicaSpec
+
+HEADER = ("NODE", "ADDR", "PROC", "ROLE", "DP RANKS", "GPUS", "LISTENS", "DIALS")
+
+
+def show(run: Run) -> int:
+    """Print the replica's layout under its engine's rules, every shard checked as ``render`` checks it."""
+    from enginekit.base.errors import SpecError
+    from enginekit.replica.spec import expand, load_replica, replica_layout
+
+    raw, _ = run.document(run.args.replica)
+    replica = load_replica(raw, lenient=run.config.lenient)
+    engine = run.registry.engine(replica.profile.engine)
+    try:
+        laid = replica_layout(replica, engine.layout_rules)
+        problems = [problem for shard in expand(replica) for problem in engine.problems(shard)]
+    except SpecError as exc:
+        raise Invalid(exc.problems) from None
+    if problems:
+        raise Invalid(list(dict.fromkeys(problems)))
+    if run.args.json:
+        import json
+
+        print(json.dumps(as_json(replica, laid), indent=2), file=run.out)
+    else:
+        run.out.write(as_text(replica, laid))
+    return EXIT_OK
+
+
+def as_json(replica: ReplicaSpec, laid: Layout) -> dict[str, Any]:
+    """The layout as JSON-ready data: the replica's parallelism, then each node's processes."""
+    import attrs
+
+    return {"replica_id": replica.replica_id, "engine": replica.profile.engine, **attrs.asdict(laid)}
+
+
+def as_text(replica: ReplicaSpec, laid: Layout) -> str:
+    """A heading naming the parallelism, then one row per process."""
+    parallel = f"TP {laid.tp} x PP {laid.pp} x DP {laid.dp}"
+    if laid.dp > 1:
+        parallel += f" ({laid.dp_local} per node, {laid.balancing} balancing)"
+    if laid.expert_parallel:
+        parallel += ", expert parallel"
+        if replica.profile.all2all:
+            parallel += f" over {replica.profile.all2all}"
+    heading = f"replica {replica.replica_id or '(unnamed)'}: {replica.profile.engine}, {parallel}"
+    rows = [HEADER] + [_row(laid, process) for process in laid.processes()]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(HEADER) - 1)]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[-1]
+        for row in rows
+    ]
+    return heading + "\n" + "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def _row(laid: Layout, process: ProcessLayout) -> tuple[str, ...]:
+    addr = laid.nodes[process.node].addr or "(at start)"
+    dials = ", ".join(f"{d.name} {d.addr or 'node ' + str(d.node)}:{d.port}" for d in process.dials)
+    return (
+        str(process.node),
+        addr,
+        str(process.index),
+        process.role,
+        _span(process.dp_ranks),
+        _span(process.gpus),
+        ", ".join(map(str, process.listens)) or "-",
+        dials or "-",
+    )
+
+
+def _span(numbers: tuple[int, ...]) -> str:
+    """``0-7`` for a run of consecutive numbers, else the numbers with commas."""
+    if len(numbers) > 2 and list(numbers) == list(range(numbers[0], numbers[0] + len(numbers))):
+        return f"{numbers[0]}-{numbers[-1]}"
+    return ",".join(map(str, numbers)) or "-"

@@ -1,0 +1,317 @@
+"""The one layout function: every process of a replica, its ranks, GPUs, listeners and dials, or why not.
+
+Every rank and port a plugin emits comes from here. A layout is a function of the
+profile's parallelism, each node's address, ports and GPUs, the replica's leader port and
+the engine's :class:`~enginekit.layout.model.LayoutRules`; nothing is read and nothing is
+remembered, so a shard planned alone gets the same slice the whole replica's table shows.
+
+The numbering is vLLM's, which the other engines with data parallel share: node ``k`` of
+a replica with ``L`` ranks per node hosts ranks ``k*L .. k*L+L-1`` (vLLM's
+``--data-parallel-start-rank``), the first node's first process is the data-parallel
+leader, and every other process dials it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import attrs
+
+from enginekit.base.errors import SpecError
+from enginekit.layout.model import (
+    API_SERVER,
+    HEADLESS,
+    MAX_PORT,
+    MIN_PORT,
+    Dial,
+    Layout,
+    LayoutRules,
+    Listener,
+    NodeInput,
+    NodeLayout,
+    ProcessLayout,
+)
+from enginekit.spec.model import DP_BALANCING, MAX_PARALLEL, Profile, ShardSpec
+
+#: The listener through which the other nodes of a tensor- or pipeline-parallel replica
+#: without data parallel join the first (torch.distributed's store, Ray's head, SGLang's
+#: ``--dist-init-addr``): the replica's ``leader_port``.
+DIST_INIT = "dist-init"
+HTTP = "http"
+KV_EVENTS = "kv-events"
+LOOPBACK = "127.0.0.1"
+
+
+def layout(
+    profile: Profile,
+    nodes: Sequence[NodeInput],
+    *,
+    leader_port: int,
+    rules: LayoutRules,
+    checked: bool = True,
+) -> Layout:
+    """The replica's layout; pure.
+
+    :param nodes: One per node of the profile, in rank order; the first is the leader.
+    :param leader_port: The first port of the leader's block: the join port without data
+        parallel, the engine's coordination ports (``rules.coordination``) with it.
+    :param checked: False for a caller that has judged the replica already (the replica's
+        own rules name its fields better): nothing is checked again.
+    :raises SpecError: listing every problem :func:`layout_problems` finds.
+    """
+    if checked:
+        problems = layout_problems(profile, nodes, leader_port=leader_port, rules=rules)
+        if problems:
+            raise SpecError(problems)
+    return _layout(profile, nodes, leader_port, rules)
+
+
+def needs_layout(profile: Profile) -> bool:
+    """Whether the profile asks for what only a layout judges: data or expert parallel.
+
+    A replica of tensor and pipeline parallel alone has its ranks and ports judged by the
+    spec's own rules, in their words; its layout adds nothing to them.
+    """
+    return bool(
+        profile.data_parallel > 1
+        or profile.dp_per_node
+        or profile.expert_parallel
+        or profile.all2all
+        or profile.dp_balancing != "internal"
+    )
+
+
+def layout_problems(
+    profile: Profile, nodes: Sequence[NodeInput], *, leader_port: int, rules: LayoutRules
+) -> list[str]:
+    """Why the replica cannot be laid out, each problem naming its field; empty when it can."""
+    problems = shape_problems(profile, nodes, rules)
+    if problems:
+        return problems  # ports of a shape that cannot be laid out say nothing useful
+    laid = _layout(profile, nodes, leader_port, rules)
+    return list(_port_problems(laid, leader_port))
+
+
+def shape_problems(profile: Profile, nodes: Sequence[NodeInput], rules: LayoutRules) -> list[str]:
+    """Why the parallelism cannot be laid out on these nodes, ports aside: degrees, ranks, GPUs, engine."""
+    return list(_shape_problems(profile, nodes, rules))
+
+
+def _shape_problems(profile: Profile, nodes: Sequence[NodeInput], rules: LayoutRules) -> Iterator[str]:
+    where = f"profile {profile.name!r}"
+    dp, count = profile.data_parallel, profile.node_count
+    if len(nodes) != count:
+        yield f"nodes: {where} spans {count} node(s), the layout was given {len(nodes)}"
+        return
+    if not 0 <= profile.dp <= MAX_PARALLEL:
+        yield f"{where}: dp: expected 1-{MAX_PARALLEL}, got {profile.dp}"
+        return
+    if not 0 <= profile.dp_per_node <= dp:
+        yield f"{where}: dp_per_node: expected 1-{dp} (at most dp), got {profile.dp_per_node}"
+        return
+    if profile.tp < 1 or profile.pp < 0:
+        yield (
+            f"{where}: tp and pp: expected tp of at least 1 and pp of at least 0, "
+            f"got {profile.tp} and {profile.pp}"
+        )
+        return
+    if profile.dp_balancing not in DP_BALANCING:
+        expected = ", ".join(DP_BALANCING)
+        yield f"{where}: dp_balancing: expected one of {expected}, got {profile.dp_balancing!r}"
+    elif dp == 1 and profile.dp_balancing != "internal":
+        yield f"{where}: dp_balancing: {profile.dp_balancing!r} balances data-parallel ranks, but dp is 1"
+    if dp > 1:
+        yield from _data_parallel_problems(profile, where, rules)
+    if profile.expert_parallel and not rules.expert_parallel:
+        yield f"{where}: expert_parallel: engine {profile.engine!r} has no expert parallel"
+    elif profile.expert_parallel and profile.tp * dp < 2:
+        yield f"{where}: expert_parallel: needs more than one GPU to spread experts over (tp x dp is 1)"
+    if profile.all2all and not profile.expert_parallel:
+        yield (
+            f"{where}: all2all: {profile.all2all!r} is expert parallel's backend, but expert_parallel is off"
+        )
+    elif profile.all2all and rules.all2all and profile.all2all not in rules.all2all:
+        yield (
+            f"{where}: all2all: engine {profile.engine!r} has no all-to-all backend {profile.all2all!r} "
+            f"(expected one of {', '.join(sorted(rules.all2all))})"
+        )
+    need = profile.per_node
+    for i, node in enumerate(nodes):
+        if node.gpus and len(node.gpus) != need:
+            yield (
+                f"nodes[{i}].gpu_indices: the layout puts {need} GPU(s) on each node, "
+                f"node {i} lists {len(node.gpus)}"
+            )
+
+
+def _data_parallel_problems(profile: Profile, where: str, rules: LayoutRules) -> Iterator[str]:
+    dp, count, local = profile.data_parallel, profile.node_count, profile.dp_local
+    if not rules.balancing:
+        yield f"{where}: dp: engine {profile.engine!r} has no data parallel (dp is {dp})"
+        return
+    if profile.dp_balancing in DP_BALANCING and profile.dp_balancing not in rules.balancing:
+        yield (
+            f"{where}: dp_balancing: engine {profile.engine!r} has no {profile.dp_balancing!r} balancing "
+            f"(it has {', '.join(m for m in DP_BALANCING if m in rules.balancing)})"
+        )
+    if local * count != dp:
+        yield f"{where}: dp: {dp} ranks do not fill {count} node(s) of {local} rank(s) each (dp_per_node)"
+    rank_gpus = profile.tp * profile.pipeline_degree
+    if profile.gpus_per_node and profile.gpus_per_node != rank_gpus * local:
+        yield (
+            f"{where}: gpus_per_node: {local} rank(s) per node of TP {profile.tp} x PP "
+            f"{profile.pipeline_degree} take {rank_gpus * local} GPU(s), not {profile.gpus_per_node}; "
+            f"a data-parallel rank must fit on one node"
+        )
+
+
+def _layout(profile: Profile, nodes: Sequence[NodeInput], leader_port: int, rules: LayoutRules) -> Layout:
+    dp, local, mode = profile.data_parallel, profile.dp_local, profile.dp_balancing
+    # A single node without an address is dialed on loopback: every process is on it.
+    leader = nodes[0].addr or (LOOPBACK if len(nodes) == 1 else "")
+    laid = []
+    for k, node in enumerate(nodes):
+        gpus = node.gpus or tuple(range(profile.per_node))
+        ranks = tuple(range(k * local, (k + 1) * local)) if dp > 1 else (0,)
+        groups: list[tuple[tuple[int, ...], tuple[int, ...]]]
+        if mode == "external":
+            size = profile.tp * profile.pipeline_degree
+            groups = [((r,), gpus[i * size : (i + 1) * size]) for i, r in enumerate(ranks)]
+        else:
+            groups = [(ranks, gpus)]
+        processes = []
+        for i, (hosted, used) in enumerate(groups):
+            serves = k == 0 or mode != "internal"
+            processes.append(
+                ProcessLayout(
+                    node=k,
+                    index=i,
+                    role=API_SERVER if serves else HEADLESS,
+                    dp_ranks=hosted,
+                    gpus=used,
+                    listens=tuple(_listens(profile, node, k, i, hosted, serves, leader_port, rules)),
+                    dials=tuple(_dials(profile, k, i, leader, leader_port, rules)),
+                )
+            )
+        laid.append(NodeLayout(index=k, addr=node.addr, processes=tuple(processes)))
+    return Layout(
+        tp=profile.tp,
+        pp=profile.pipeline_degree,
+        dp=dp,
+        dp_local=local,
+        balancing=mode,
+        expert_parallel=profile.expert_parallel,
+        nodes=tuple(laid),
+    )
+
+
+def _listens(
+    profile: Profile,
+    node: NodeInput,
+    k: int,
+    i: int,
+    ranks: tuple[int, ...],
+    serves: bool,
+    leader_port: int,
+    rules: LayoutRules,
+) -> Iterator[Listener]:
+    if serves and node.http_port:
+        yield Listener(HTTP, node.http_port + i)
+    if k == 0 and i == 0:
+        if profile.data_parallel > 1:
+            for j, name in enumerate(rules.coordination):
+                yield Listener(name, leader_port + j)
+        elif profile.node_count > 1:
+            yield Listener(DIST_INIT, leader_port)
+    if node.kv_events_port:
+        if rules.kv_events_per_rank:
+            yield Listener(KV_EVENTS, node.kv_events_port + ranks[0], len(ranks))
+        else:
+            yield Listener(KV_EVENTS, node.kv_events_port)
+
+
+def _dials(
+    profile: Profile, k: int, i: int, leader: str, leader_port: int, rules: LayoutRules
+) -> Iterator[Dial]:
+    if k == 0 and i == 0:
+        return  # the leader dials nobody: everyone dials it
+    if profile.data_parallel > 1:
+        for j, name in enumerate(rules.coordination):
+            yield Dial(name, 0, leader, leader_port + j)
+    else:  # without data parallel, only another node's process is not the leader
+        yield Dial(DIST_INIT, 0, leader, leader_port)
+
+
+def _port_problems(laid: Layout, leader_port: int) -> Iterator[str]:
+    """Ports out of range, and two listeners of one host on one port, ranges included."""
+    needs_leader = any(p.dials for p in laid.processes())
+    if needs_leader and not MIN_PORT <= leader_port <= MAX_PORT:
+        yield (
+            f"leader_port: expected {MIN_PORT}-{MAX_PORT} for a replica whose processes dial "
+            f"the leader, got {leader_port}"
+        )
+    taken: dict[str, list[tuple[Listener, ProcessLayout]]] = {}
+    for process in laid.processes():
+        node = laid.nodes[process.node]
+        for listener in process.listens:
+            if listener.port < MIN_PORT or listener.last > MAX_PORT:
+                yield (
+                    f"node {process.node} process {process.index}: {listener} is outside "
+                    f"{MIN_PORT}-{MAX_PORT}{_from(listener)}"
+                )
+                continue
+            # Two nodes at one address are one host: a listener of each clashes there too.
+            host = node.addr or f"node {process.node}"
+            for other, owner in taken.get(host, ()):
+                if listener.port <= other.last and other.port <= listener.last:
+                    yield (
+                        f"node {process.node} process {process.index}: {listener} overlaps "
+                        f"node {owner.node} process {owner.index}'s {other} on the same host ({host})"
+                    )
+            taken.setdefault(host, []).append((listener, process))
+
+
+def _from(listener: Listener) -> str:
+    if listener.name == KV_EVENTS:
+        return " (kv_events_port plus the data-parallel ranks)"
+    if listener.name == HTTP:
+        return " (http_port plus the process's index on its node)"
+    return " (leader_port and the ports after it)"
+
+
+def shard_layout(shard: ShardSpec, rules: LayoutRules) -> ProcessLayout:
+    """The process ``shard`` is in its replica's layout: its ranks, GPUs, listeners and dials; pure.
+
+    The replica is laid out from what the shard carries (its profile, node count, node
+    rank, first data-parallel rank, the leader's address and ports), so a shard planned
+    alone gets the slice the whole replica's table shows. Its ``http_port`` is its own
+    process's; the other nodes are assumed to use the same base ports, and their addresses,
+    but for the leader's, are unknown here: what spans nodes is checked on the replica.
+
+    :raises SpecError: the shape cannot be laid out, or ``dp_rank`` is not the first rank
+        of a process on the shard's node.
+    """
+    profile = shard.profile
+    # Its index among its node's processes: only under external balancing is it not 0.
+    index = shard.dp_rank - shard.rank * profile.dp_local if profile.dp_balancing == "external" else 0
+    nodes = [
+        NodeInput(
+            addr=(shard.leader_addr or (shard.bind_addr if shard.rank == 0 else "")) if k == 0 else "",
+            http_port=max(shard.http_port - index, 0),
+            kv_events_port=shard.kv_events_port,
+        )
+        for k in range(shard.nnodes)
+    ]
+    laid = layout(profile, nodes, leader_port=shard.leader_port, rules=rules)
+    if not 0 <= shard.rank < len(laid.nodes):
+        raise SpecError([f"rank: must be in 0..{len(laid.nodes) - 1}, got {shard.rank}"])
+    starts = [p.dp_start for p in laid.nodes[shard.rank].processes]
+    if shard.dp_rank not in starts:
+        raise SpecError(
+            [
+                f"dp_rank: node {shard.rank}'s processes start at data-parallel rank(s) "
+                f"{', '.join(map(str, starts))}, not {shard.dp_rank}"
+            ]
+        )
+    process = laid.process(shard.rank, shard.dp_rank)
+    return attrs.evolve(process, gpus=shard.gpu_indices or process.gpus)

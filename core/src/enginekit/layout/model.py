@@ -1,0 +1,152 @@
+"""The layout's values: what an engine says of its layouts, what a node brings, every process that results."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import attrs
+
+#: A process that serves the replica's API (HTTP) and one that only computes.
+API_SERVER = "api-server"
+HEADLESS = "headless"
+#: The lowest and highest port a listener may take: 0 means "not set" everywhere in the model.
+MIN_PORT, MAX_PORT = 1, 65535
+
+
+@attrs.frozen(kw_only=True)
+class LayoutRules:
+    """What an engine's layouts look like: the facts the layout function takes from the engine.
+
+    Data, not code, so the layout of every engine is computed by the one function in
+    :mod:`enginekit.layout.compute` and checked by the same property tests.
+    """
+
+    #: The data-parallel balancing modes the engine has (``internal``, ``hybrid``,
+    #: ``external``); empty when it has no data parallel at all.
+    balancing: frozenset[str] = frozenset()
+    #: Whether the engine spreads experts over the ranks (expert parallel).
+    expert_parallel: bool = False
+    #: The all-to-all backends expert parallel may use, in the engine's own words; empty
+    #: accepts any name (the engine's own checks judge it).
+    all2all: frozenset[str] = frozenset()
+    #: The ports the data-parallel leader listens on and every other process of the
+    #: replica dials, in order: a block from the replica's ``leader_port``.
+    coordination: tuple[str, ...] = ()
+    #: Each rank publishes KV-cache events on the base port plus its data-parallel rank
+    #: (vLLM); otherwise each process publishes on the base port alone.
+    kv_events_per_rank: bool = False
+
+
+#: An engine that says nothing of layouts: tensor and pipeline parallel only.
+NO_DATA_PARALLEL = LayoutRules()
+
+
+@attrs.frozen(kw_only=True)
+class NodeInput:
+    """What one node brings to the layout: where it is, its ports, and its GPUs."""
+
+    #: Its management address; empty when the scheduler gives it only at start.
+    addr: str = ""
+    #: The HTTP port of its first API server; a node's further API servers take the next ones.
+    http_port: int = 0
+    #: The base port its KV-cache event publishers take; 0 publishes none.
+    kv_events_port: int = 0
+    #: Its GPUs, as nvidia-smi numbers them; empty when the node does not list them,
+    #: and positions 0, 1, ... stand for them.
+    gpus: tuple[int, ...] = ()
+
+
+@attrs.frozen
+class Listener:
+    """A port a process listens on: ``count`` ports from ``port``, one unless the engine derives a range."""
+
+    name: str
+    port: int
+    count: int = 1
+
+    @property
+    def last(self) -> int:
+        """The highest port of the range."""
+        return self.port + self.count - 1
+
+    def __str__(self) -> str:
+        ports = str(self.port) if self.count == 1 else f"{self.port}-{self.last}"
+        return f"{self.name} {ports}"
+
+
+@attrs.frozen
+class Dial:
+    """An address and port a process connects to: a listener of another process of the replica."""
+
+    name: str
+    node: int
+    addr: str
+    port: int
+
+    def __str__(self) -> str:
+        return f"{self.name} -> node {self.node} {self.addr or '?'}:{self.port}"
+
+
+@attrs.frozen(kw_only=True)
+class ProcessLayout:
+    """One process of the replica: one engine command line, started by one shard."""
+
+    node: int
+    #: Its index among its node's processes.
+    index: int
+    role: str
+    #: The data-parallel ranks it hosts, in order; ``(0,)`` without data parallel.
+    dp_ranks: tuple[int, ...]
+    #: The GPUs it uses, as the node numbers them.
+    gpus: tuple[int, ...]
+    listens: tuple[Listener, ...] = ()
+    dials: tuple[Dial, ...] = ()
+
+    @property
+    def dp_start(self) -> int:
+        """Its first data-parallel rank (vLLM's ``--data-parallel-start-rank``, ``--data-parallel-rank``)."""
+        return self.dp_ranks[0]
+
+    def port(self, name: str) -> int:
+        """The first port of its listener ``name``; 0 when it has none."""
+        return next((listener.port for listener in self.listens if listener.name == name), 0)
+
+    def dialed(self, name: str) -> Dial | None:
+        """What it dials for ``name``; None when it dials nothing by that name."""
+        return next((dial for dial in self.dials if dial.name == name), None)
+
+
+@attrs.frozen(kw_only=True)
+class NodeLayout:
+    """One node: its address and its processes."""
+
+    index: int
+    addr: str
+    processes: tuple[ProcessLayout, ...]
+
+
+@attrs.frozen(kw_only=True)
+class Layout:
+    """A whole replica: the parallelism it was laid out for and every node's processes."""
+
+    tp: int
+    pp: int
+    dp: int
+    #: Data-parallel ranks per node.
+    dp_local: int
+    balancing: str
+    expert_parallel: bool
+    nodes: tuple[NodeLayout, ...]
+
+    def processes(self) -> Iterator[ProcessLayout]:
+        """Every process, node by node."""
+        for node in self.nodes:
+            yield from node.processes
+
+    def process(self, node: int, dp_rank: int = 0) -> ProcessLayout:
+        """The process of ``node`` that hosts ``dp_rank`` (its first process when none does).
+
+        :raises IndexError: for a node the layout does not have.
+        """
+        processes = self.nodes[node].processes
+        return next((p for p in processes if dp_rank in p.dp_ranks), processes[0])

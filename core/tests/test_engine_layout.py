@@ -1,0 +1,220 @@
+"""An engine's layout rules at the facade: asked once, checked, applied to every shard that asks for more than TP/PP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import pytest
+from enginekit import Command, EngineError, Profile, ShardSpec, SpecError, hookimpl
+from enginekit.layout.model import API_SERVER, HEADLESS, NO_DATA_PARALLEL, Dial, LayoutRules, Listener
+from enginekit.placement.builder import CommandBuilder
+from enginekit.testing import engine_for
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+RULES = LayoutRules(
+    balancing=frozenset({"internal", "hybrid", "external"}),
+    expert_parallel=True,
+    coordination=("dp-rpc", "dp-master"),
+    kv_events_per_rank=True,
+)
+
+
+class Laying:
+    """A plugin whose ``layout_rules`` answers what the test sets; ``serves`` answers ``serves_http``."""
+
+    rules: Any = RULES
+    serves: Any = None
+    asked = 0
+
+    @hookimpl
+    def layout_rules(self) -> Any:
+        type(self).asked += 1
+        return self.rules
+
+    @hookimpl
+    def serves_http(self) -> Any:
+        return self.serves
+
+    @hookimpl
+    def validate(self) -> list[str]:
+        return []
+
+    @hookimpl
+    def commands(self, shard: ShardSpec) -> list[Command]:
+        return [CommandBuilder(shard).command("serve", ["--port", str(shard.http_port)])]
+
+
+class Plain:
+    """A plugin that says nothing of layouts: tensor and pipeline parallel only."""
+
+    @hookimpl
+    def validate(self) -> list[str]:
+        return []
+
+    @hookimpl
+    def commands(self, shard: ShardSpec) -> list[Command]:
+        return [CommandBuilder(shard).command("serve", [])]
+
+
+def shard(rank: int = 0, dp_rank: int = 0, **profile: Any) -> ShardSpec:
+    fields: dict[str, Any] = {"name": "p", "engine": "lay", "model_path": "/m", "tp": 1, "dp": 4, "nodes": 2}
+    fields |= {"gpus_per_node": 2} | profile
+    prof = Profile(**fields)
+    return ShardSpec(
+        profile=prof,
+        rank=rank,
+        nnodes=prof.node_count,
+        dp_rank=dp_rank,
+        leader_addr="10.0.0.1" if prof.node_count > 1 else "",
+        leader_port=13345,
+        http_port=8000,
+        gpu_indices=tuple(range(prof.per_shard)),
+        mgmt_interface="eth0",
+        hcas=("mlx5_0",) if prof.node_count > 1 else (),
+        fabric="ib" if prof.node_count > 1 else "",
+    )
+
+
+def test_a_shard_gets_its_process_of_the_layout_and_the_rules_are_asked_once() -> None:
+    Laying.asked = 0
+    engine = engine_for(Laying(), "lay")
+    worker = engine.layout(shard(rank=1, dp_rank=2))
+    assert (worker.role, worker.dp_ranks, worker.gpus) == (HEADLESS, (2, 3), (0, 1))
+    assert worker.dials == (Dial("dp-rpc", 0, "10.0.0.1", 13345), Dial("dp-master", 0, "10.0.0.1", 13346))
+    assert engine.layout(shard()).listens[:2] == (Listener("http", 8000), Listener("dp-rpc", 13345))
+    assert engine.layout_rules is RULES
+    assert Laying.asked == 1
+    assert engine.problems(shard(rank=1, dp_rank=2)) == []
+
+
+def test_an_engine_without_rules_is_tensor_and_pipeline_parallel_only() -> None:
+    engine = engine_for(Plain(), "lay")
+    assert engine.layout_rules is NO_DATA_PARALLEL
+    assert engine.problems(shard()) == ["profile 'p': dp: engine 'lay' has no data parallel (dp is 4)"]
+    with pytest.raises(SpecError) as caught:
+        engine.plan(shard())
+    assert list(caught.value.problems) == ["profile 'p': dp: engine 'lay' has no data parallel (dp is 4)"]
+    # Without data or expert parallel the layout is not consulted at all.
+    single = shard(dp=1, nodes=1, gpus_per_node=0)
+    assert engine.problems(single) == []
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"dp_per_node": 2}, "profile 'p': dp_per_node: expected 1-1 (at most dp), got 2"),
+        (
+            {"expert_parallel": True, "tp": 2},
+            "profile 'p': expert_parallel: engine 'lay' has no expert parallel",
+        ),
+        (
+            {"all2all": "naive"},
+            "profile 'p': all2all: 'naive' is expert parallel's backend, but expert_parallel is off",
+        ),
+        (
+            {"dp_balancing": "hybride"},
+            "profile 'p': dp_balancing: expected one of internal, hybrid, external, got 'hybride'",
+        ),
+    ],
+)
+def test_each_field_only_the_layout_judges_is_judged(change: dict[str, Any], problem: str) -> None:
+    engine = engine_for(Plain(), "lay")
+    fields: dict[str, Any] = {"dp": 1, "nodes": 1, "gpus_per_node": 0} | change
+    assert engine.problems(shard(**fields)) == [problem]
+
+
+def test_a_dp_rank_alone_asks_for_the_layout() -> None:
+    engine = engine_for(Laying(), "lay")
+    assert engine.problems(shard(rank=1, dp_rank=3)) == [
+        "dp_rank: node 1's processes start at data-parallel rank(s) 2, not 3"
+    ]
+    lone = attrs.evolve(shard(dp=2, nodes=1, gpus_per_node=0, dp_balancing="external"), dp_rank=1)
+    assert engine.problems(lone) == []
+
+
+def test_serves_http_follows_the_layout_unless_the_engine_answers() -> None:
+    engine = engine_for(Laying(), "lay")
+    assert engine.serves_http(shard()) is True
+    assert engine.serves_http(shard(rank=1, dp_rank=2)) is False
+    assert engine.serves_http(shard(rank=1, dp_rank=2, dp_balancing="hybrid")) is True
+    answering = Laying()
+    answering.serves = True
+    assert engine_for(answering, "lay").serves_http(shard(rank=1, dp_rank=2)) is True
+    # Tensor and pipeline parallel alone: the leader serves, as before.
+    tp = attrs.evolve(shard(dp=1, pp=2, tp=2, gpus_per_node=2), dp_rank=0)
+    assert engine.serves_http(tp) is True
+    assert engine.serves_http(attrs.evolve(tp, rank=1)) is False
+    assert API_SERVER == "api-server"
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("internal", "returned a string of 8 characters, expected a LayoutRules"),
+        (
+            LayoutRules(balancing=frozenset({"sideways"})),
+            "balancing is not a set of internal, hybrid, external",
+        ),
+        (LayoutRules(balancing={"internal"}), "balancing is not a set of internal, hybrid, external"),  # type: ignore[arg-type]
+        (LayoutRules(expert_parallel=1), "expert_parallel or kv_events_per_rank is not true or false"),  # type: ignore[arg-type]
+        (LayoutRules(kv_events_per_rank="yes"), "expert_parallel or kv_events_per_rank is not true or false"),  # type: ignore[arg-type]
+        (LayoutRules(all2all=frozenset({""})), "all2all is not a set of names"),
+        (LayoutRules(all2all=("naive",)), "all2all is not a set of names"),  # type: ignore[arg-type]
+        (LayoutRules(coordination=("a", "a")), "coordination is not up to 16 distinct port names"),
+        (LayoutRules(coordination=["a"]), "coordination is not up to 16 distinct port names"),  # type: ignore[arg-type]
+        (LayoutRules(coordination=("a\x1b",)), "coordination is not up to 16 distinct port names"),
+        (
+            LayoutRules(coordination=tuple(map(str, range(17)))),
+            "coordination is not up to 16 distinct port names",
+        ),
+    ],
+)
+def test_a_broken_layout_rules_answer_is_one_error_naming_the_hook(answer: object, said: str) -> None:
+    broken = Laying()
+    broken.rules = answer
+    engine = engine_for(broken, "lay")
+    with pytest.raises(EngineError) as caught:
+        _ = engine.layout_rules
+    assert "layout_rules" in str(caught.value)
+    assert said in str(caught.value)
+
+
+def test_sixteen_coordination_ports_are_enough_and_accepted() -> None:
+    ok = Laying()
+    ok.rules = LayoutRules(coordination=tuple(map(str, range(16))), all2all=frozenset({"naive"}))
+    assert engine_for(ok, "lay").layout_rules.coordination[-1] == "15"
+
+
+@example(dp=2, per_node=0, ep=False, all2all="", mode="internal", dp_rank=0)
+@example(dp=1, per_node=1, ep=False, all2all="", mode="internal", dp_rank=0)
+@example(dp=1, per_node=0, ep=True, all2all="", mode="internal", dp_rank=0)
+@example(dp=1, per_node=0, ep=False, all2all="naive", mode="internal", dp_rank=0)
+@example(dp=1, per_node=0, ep=False, all2all="", mode="hybrid", dp_rank=0)
+@example(dp=1, per_node=0, ep=False, all2all="", mode="internal", dp_rank=1)
+@example(dp=0, per_node=0, ep=False, all2all="", mode="internal", dp_rank=0)
+@given(
+    st.integers(0, 3),
+    st.integers(0, 2),
+    st.booleans(),
+    st.sampled_from(["", "naive"]),
+    st.sampled_from(["internal", "hybrid", "external", "x"]),
+    st.integers(0, 2),
+)
+def test_the_facades_shortcut_asks_exactly_what_the_layout_needs(
+    dp: int, per_node: int, ep: bool, all2all: str, mode: str, dp_rank: int
+) -> None:
+    from enginekit.layout.compute import needs_layout
+    from enginekit.platform.engine import _lays_out
+
+    prof = Profile(
+        name="p",
+        engine="e",
+        dp=dp,
+        dp_per_node=per_node,
+        expert_parallel=ep,
+        all2all=all2all,
+        dp_balancing=mode,
+    )
+    assert _lays_out(ShardSpec(profile=prof, dp_rank=dp_rank)) == (needs_layout(prof) or dp_rank != 0)

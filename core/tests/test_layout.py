@@ -1,0 +1,533 @@
+"""The one layout function: every valid replica laid out without a clash, every bad one refused with its reasons."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+import pytest
+from enginekit.base.errors import SpecError
+from enginekit.layout import compute
+from enginekit.layout.compute import DIST_INIT, HTTP, KV_EVENTS, layout, layout_problems, shard_layout
+from enginekit.layout.model import (
+    API_SERVER,
+    HEADLESS,
+    NO_DATA_PARALLEL,
+    Dial,
+    Layout,
+    LayoutRules,
+    Listener,
+    NodeInput,
+    ProcessLayout,
+)
+from enginekit.spec.model import DP_BALANCING, Profile, ShardSpec
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+#: vLLM's shape: every balancing mode, two coordination ports, KV events moved by the rank.
+VLLM_LIKE = LayoutRules(
+    balancing=frozenset(DP_BALANCING),
+    expert_parallel=True,
+    coordination=("dp-rpc", "dp-master"),
+    kv_events_per_rank=True,
+)
+#: An engine with one front door and one coordination port, publishing per process.
+INTERNAL_ONLY = LayoutRules(balancing=frozenset({"internal"}), coordination=("dist-init",))
+
+
+def profile(**fields: object) -> Profile:
+    base: dict[str, object] = {"name": "p", "engine": "e", "model_path": "/m"}
+    return Profile(**{**base, **fields})  # type: ignore[arg-type]
+
+
+def nodes(count: int, *, http: int = 8000, kv: int = 0, addr: str = "10.0.0.{}") -> list[NodeInput]:
+    return [NodeInput(addr=addr.format(i + 1), http_port=http, kv_events_port=kv) for i in range(count)]
+
+
+# --- what the tests check, written independently of the function under test -------------
+
+
+def clashes(laid: Layout) -> list[tuple[str, int]]:
+    """Every (host, port) two listeners of one host both take, ranges spelled out port by port."""
+    seen: dict[tuple[str, int], int] = {}
+    for process in laid.processes():
+        host = laid.nodes[process.node].addr or f"node {process.node}"
+        for listener in process.listens:
+            for port in range(listener.port, listener.port + listener.count):
+                seen[(host, port)] = seen.get((host, port), 0) + 1
+    return [key for key, count in seen.items() if count > 1]
+
+
+def unanswered(laid: Layout) -> list[Dial]:
+    """Every dial no process of the replica listens for, by name, address and port."""
+    listening = {
+        (listener.name, laid.nodes[p.node].addr, port)
+        for p in laid.processes()
+        for listener in p.listens
+        for port in range(listener.port, listener.port + listener.count)
+    }
+    return [d for p in laid.processes() for d in p.dials if (d.name, d.addr, d.port) not in listening]
+
+
+@st.composite
+def replicas(draw: st.DrawFn) -> tuple[Profile, list[NodeInput], int, LayoutRules]:
+    """A replica every engine of its rules can lay out: ports apart, ranks fitting the nodes."""
+    rules = draw(st.sampled_from([VLLM_LIKE, INTERNAL_ONLY]))
+    count = draw(st.integers(1, 4))
+    local = draw(st.integers(1, 8))
+    tp = draw(st.sampled_from([1, 2, 4]))
+    pp = draw(st.sampled_from([1, 2]))
+    dp = count * local
+    mode = draw(st.sampled_from(sorted(rules.balancing))) if dp > 1 else "internal"
+    if dp == 1 and count == 1:
+        pp = 1  # a single-node pipeline needs gpus_per_node, which the profile checks judge
+    kv = draw(st.sampled_from([0, 20000]))
+    shared_host = draw(st.booleans())  # every node on one host: only the ports keep them apart
+    http = draw(st.integers(1024, 9000))
+    leader = draw(st.integers(10000, 12000))
+    spread = (count if shared_host else 1) * (local + 2)
+    given = [
+        NodeInput(
+            addr="127.0.0.1" if shared_host else f"10.0.0.{i + 1}",
+            http_port=http + (i * spread if shared_host else 0),
+            kv_events_port=kv,
+        )
+        for i in range(count)
+    ]
+    fields: dict[str, object] = {"tp": tp, "pp": pp, "dp": dp, "nodes": count, "dp_balancing": mode}
+    if count > 1 or pp > 1:
+        fields["gpus_per_node"] = tp * pp * (local if dp > 1 else 1) if dp > 1 else tp * pp // count or 1
+    if dp == 1 and count > 1:
+        fields["tp"], fields["pp"], fields["gpus_per_node"] = tp, count, tp
+    if rules is INTERNAL_ONLY and kv and mode == "external":
+        kv = 0
+    return profile(**fields), given, leader, rules
+
+
+@settings(max_examples=300, deadline=None)
+@given(replicas())
+def test_every_valid_replica_lays_out_with_no_clash_and_every_dial_answered(
+    case: tuple[Profile, list[NodeInput], int, LayoutRules],
+) -> None:
+    prof, given_nodes, leader, rules = case
+    problems = layout_problems(prof, given_nodes, leader_port=leader, rules=rules)
+    if problems:
+        # Only a clash the drawn ports could not avoid may refuse it, and it must be real.
+        assert all("overlaps" in p for p in problems), problems
+        assert clashes(compute._layout(prof, given_nodes, leader, rules))
+        return
+    laid = layout(prof, given_nodes, leader_port=leader, rules=rules)
+    assert clashes(laid) == []
+    assert unanswered(laid) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(replicas())
+def test_ranks_are_zero_to_dp_each_hosted_once_numbered_as_vllm_numbers_them(
+    case: tuple[Profile, list[NodeInput], int, LayoutRules],
+) -> None:
+    prof, given_nodes, leader, rules = case
+    if layout_problems(prof, given_nodes, leader_port=leader, rules=rules):
+        return
+    laid = layout(prof, given_nodes, leader_port=leader, rules=rules)
+    hosted = [rank for p in laid.processes() for rank in p.dp_ranks]
+    assert sorted(hosted) == list(range(laid.dp))
+    for node in laid.nodes:
+        # vLLM's --data-parallel-start-rank of node k: k times the ranks per node.
+        assert node.processes[0].dp_start == node.index * laid.dp_local
+        used = [gpu for p in node.processes for gpu in p.gpus]
+        assert len(used) == len(set(used)), "two processes of one node share a GPU"
+        for p in node.processes:
+            assert len(p.gpus) == laid.tp * laid.pp * (len(p.dp_ranks) if laid.dp > 1 else 1) or laid.dp == 1
+    servers = [p for p in laid.processes() if p.role == API_SERVER]
+    expected = {"internal": 1, "hybrid": len(laid.nodes), "external": laid.dp}[laid.balancing]
+    assert len(servers) == expected
+    assert all(p.port(HTTP) for p in servers)
+    assert not any(p.port(HTTP) for p in laid.processes() if p.role == HEADLESS)
+
+
+@settings(max_examples=200, deadline=None)
+@given(replicas())
+def test_a_shard_gets_the_slice_the_whole_replica_shows(
+    case: tuple[Profile, list[NodeInput], int, LayoutRules],
+) -> None:
+    prof, given_nodes, leader, rules = case
+    if any(n.addr == given_nodes[0].addr for n in given_nodes[1:]):
+        return  # a shard alone cannot know another node shares its host
+    if layout_problems(prof, given_nodes, leader_port=leader, rules=rules):
+        return
+    laid = layout(prof, given_nodes, leader_port=leader, rules=rules)
+    for process in laid.processes():
+        node = given_nodes[process.node]
+        shard = ShardSpec(
+            profile=prof,
+            rank=process.node,
+            nnodes=len(given_nodes),
+            dp_rank=process.dp_start,
+            leader_addr=given_nodes[0].addr if len(given_nodes) > 1 else "",
+            leader_port=leader,
+            http_port=process.port(HTTP) or node.http_port,
+            kv_events_port=node.kv_events_port,
+            gpu_indices=process.gpus,
+            bind_addr=node.addr,
+        )
+        assert shard_layout(shard, rules) == process
+
+
+# --- examples an operator would recognise --------------------------------------------
+
+
+def test_wide_ep_over_two_nodes_internal_balancing() -> None:
+    prof = profile(tp=1, dp=16, nodes=2, gpus_per_node=8, expert_parallel=True)
+    laid = layout(prof, nodes(2, kv=5557), leader_port=13345, rules=VLLM_LIKE)
+    head, worker = (node.processes[0] for node in laid.nodes)
+    assert (head.role, head.dp_ranks, head.gpus) == (API_SERVER, tuple(range(8)), tuple(range(8)))
+    assert head.listens == (
+        Listener(HTTP, 8000),
+        Listener("dp-rpc", 13345),
+        Listener("dp-master", 13346),
+        Listener(KV_EVENTS, 5557, 8),
+    )
+    assert (worker.role, worker.dp_start, worker.listens) == (HEADLESS, 8, (Listener(KV_EVENTS, 5565, 8),))
+    assert worker.dials == (Dial("dp-rpc", 0, "10.0.0.1", 13345), Dial("dp-master", 0, "10.0.0.1", 13346))
+    assert laid.expert_parallel
+
+
+def test_external_balancing_gives_each_rank_its_own_process_port_and_gpus() -> None:
+    prof = profile(tp=2, dp=4, nodes=1, dp_balancing="external")
+    laid = layout(
+        prof,
+        [NodeInput(addr="10.0.0.1", http_port=8000, gpus=(4, 5, 6, 7, 0, 1, 2, 3))],
+        leader_port=9000,
+        rules=VLLM_LIKE,
+    )
+    [node] = laid.nodes
+    assert [(p.dp_ranks, p.gpus, p.port(HTTP)) for p in node.processes] == [
+        ((0,), (4, 5), 8000),
+        ((1,), (6, 7), 8001),
+        ((2,), (0, 1), 8002),
+        ((3,), (2, 3), 8003),
+    ]
+    assert laid.process(0, 2).index == 2
+    assert [str(d) for d in node.processes[3].dials] == [
+        "dp-rpc -> node 0 10.0.0.1:9000",
+        "dp-master -> node 0 10.0.0.1:9001",
+    ]
+
+
+def test_hybrid_balancing_puts_an_api_server_on_every_node() -> None:
+    prof = profile(tp=4, dp=4, nodes=2, gpus_per_node=8, dp_balancing="hybrid")
+    laid = layout(prof, nodes(2), leader_port=13345, rules=VLLM_LIKE)
+    assert [(p.node, p.role, p.dp_ranks, p.port(HTTP)) for p in laid.processes()] == [
+        (0, API_SERVER, (0, 1), 8000),
+        (1, API_SERVER, (2, 3), 8000),
+    ]
+    assert laid.process(1, 3).node == 1
+
+
+def test_tensor_and_pipeline_parallel_over_nodes_joins_the_leader_on_its_port() -> None:
+    prof = profile(tp=8, pp=2, nodes=2, gpus_per_node=8)
+    laid = layout(prof, nodes(2), leader_port=29501, rules=NO_DATA_PARALLEL)
+    head, worker = (node.processes[0] for node in laid.nodes)
+    assert head.listens == (Listener(HTTP, 8000), Listener(DIST_INIT, 29501))
+    assert (worker.role, worker.listens, worker.dials) == (
+        HEADLESS,
+        (),
+        (Dial(DIST_INIT, 0, "10.0.0.1", 29501),),
+    )
+    assert head.dialed(DIST_INIT) is None
+    assert worker.dialed(DIST_INIT) == Dial(DIST_INIT, 0, "10.0.0.1", 29501)
+    assert (laid.dp, laid.dp_local, laid.balancing) == (1, 1, "internal")
+
+
+def test_a_single_node_without_an_address_is_dialed_on_loopback() -> None:
+    prof = profile(tp=1, dp=2, dp_balancing="external")
+    laid = layout(prof, [NodeInput(http_port=8000)], leader_port=9000, rules=VLLM_LIKE)
+    assert laid.process(0, 1).dials[0] == Dial("dp-rpc", 0, "127.0.0.1", 9000)
+    two = layout(
+        attrs.evolve(prof, nodes=2, gpus_per_node=1),
+        [NodeInput(), NodeInput()],
+        leader_port=9000,
+        rules=VLLM_LIKE,
+    )
+    assert two.process(1).dials[0] == Dial("dp-rpc", 0, "", 9000)  # another node's address is not loopback
+
+
+def test_a_single_gpu_replica_is_one_process_listening_on_http_alone() -> None:
+    laid = layout(profile(), [NodeInput(addr="", http_port=8000)], leader_port=0, rules=NO_DATA_PARALLEL)
+    [process] = laid.processes()
+    assert (process.role, process.dp_ranks, process.gpus, process.listens, process.dials) == (
+        API_SERVER,
+        (0,),
+        (0,),
+        (Listener(HTTP, 8000),),
+        (),
+    )
+    assert str(Listener(KV_EVENTS, 5557, 4)) == "kv-events 5557-5560"
+    assert Listener(KV_EVENTS, 5557, 4).last == 5560
+    assert str(Dial("dp-rpc", 1, "", 9)) == "dp-rpc -> node 1 ?:9"
+    assert process.port("nothing") == 0
+    assert process.dialed("nothing") is None
+
+
+# --- refusals, every problem at once -------------------------------------------------
+
+
+def refused(
+    prof: Profile, given_nodes: Sequence[NodeInput], leader: int = 13345, rules: LayoutRules = VLLM_LIKE
+) -> list[str]:
+    problems = layout_problems(prof, given_nodes, leader_port=leader, rules=rules)
+    with pytest.raises(SpecError) as caught:
+        layout(prof, given_nodes, leader_port=leader, rules=rules)
+    assert list(caught.value.problems) == problems
+    return problems
+
+
+def test_a_port_range_past_65535_is_refused_naming_where_it_comes_from() -> None:
+    prof = profile(tp=1, dp=8, nodes=1)
+    assert refused(prof, nodes(1, kv=65530)) == [
+        "node 0 process 0: kv-events 65530-65537 is outside 1-65535 (kv_events_port plus the data-parallel ranks)"
+    ]
+    assert refused(prof, nodes(1), leader=65535) == [
+        "node 0 process 0: dp-master 65536 is outside 1-65535 (leader_port and the ports after it)"
+    ]
+    external = profile(tp=1, dp=2, nodes=1, dp_balancing="external")
+    assert refused(external, nodes(1, http=65535)) == [
+        "node 0 process 1: http 65536 is outside 1-65535 (http_port plus the process's index on its node)"
+    ]
+
+
+def test_two_listeners_on_one_port_of_one_host_are_refused_naming_both() -> None:
+    prof = profile(tp=1, dp=4, nodes=1)
+    assert refused(prof, nodes(1, http=13346)) == [
+        "node 0 process 0: dp-master 13346 overlaps node 0 process 0's http 13346 on the same host (10.0.0.1)"
+    ]
+    two = profile(tp=1, dp=4, nodes=2, gpus_per_node=2)
+    same_host = nodes(2, kv=5000, addr="127.0.0.1")
+    assert (
+        layout_problems(two, same_host, leader_port=13345, rules=VLLM_LIKE) == []
+    )  # ranks move the KV ports apart, and the worker serves no HTTP
+    hybrid = attrs.evolve(two, dp_balancing="hybrid")
+    assert refused(hybrid, same_host) == [
+        "node 1 process 0: http 8000 overlaps node 0 process 0's http 8000 on the same host (127.0.0.1)"
+    ]
+    # An engine publishing on the base port alone clashes with itself under external balancing.
+    per_process = LayoutRules(balancing=frozenset(DP_BALANCING), coordination=("c",))
+    external = profile(tp=1, dp=2, nodes=1, dp_balancing="external")
+    assert refused(external, nodes(1, kv=7000), rules=per_process) == [
+        "node 0 process 1: kv-events 7000 overlaps node 0 process 0's kv-events 7000 on the same host (10.0.0.1)"
+    ]
+
+
+def test_a_replica_whose_workers_dial_the_leader_needs_a_leader_port() -> None:
+    assert refused(profile(tp=1, dp=2, nodes=2, gpus_per_node=1), nodes(2), leader=0) == [
+        "leader_port: expected 1-65535 for a replica whose processes dial the leader, got 0",
+        "node 0 process 0: dp-rpc 0 is outside 1-65535 (leader_port and the ports after it)",
+    ]
+
+
+def test_shapes_that_cannot_be_laid_out_are_refused_all_at_once() -> None:
+    prof = profile(tp=2, dp=3, nodes=2, gpus_per_node=4, dp_balancing="sideways", all2all="deepep")
+    assert refused(prof, nodes(2)) == [
+        "profile 'p': dp_balancing: expected one of internal, hybrid, external, got 'sideways'",
+        "profile 'p': dp: 3 ranks do not fill 2 node(s) of 1 rank(s) each (dp_per_node)",
+        "profile 'p': gpus_per_node: 1 rank(s) per node of TP 2 x PP 1 take 2 GPU(s), not 4; "
+        "a data-parallel rank must fit on one node",
+        "profile 'p': all2all: 'deepep' is expert parallel's backend, but expert_parallel is off",
+    ]
+    assert refused(profile(dp=2), nodes(1), rules=NO_DATA_PARALLEL) == [
+        "profile 'p': dp: engine 'e' has no data parallel (dp is 2)"
+    ]
+    assert refused(profile(dp=2, dp_balancing="hybrid"), nodes(1), rules=INTERNAL_ONLY) == [
+        "profile 'p': dp_balancing: engine 'e' has no 'hybrid' balancing (it has internal)"
+    ]
+    assert refused(profile(expert_parallel=True), nodes(1), rules=NO_DATA_PARALLEL) == [
+        "profile 'p': expert_parallel: engine 'e' has no expert parallel"
+    ]
+    assert refused(profile(expert_parallel=True), nodes(1)) == [
+        "profile 'p': expert_parallel: needs more than one GPU to spread experts over (tp x dp is 1)"
+    ]
+    picky = attrs.evolve(VLLM_LIKE, all2all=frozenset({"naive", "deepep_low_latency"}))
+    assert refused(profile(tp=2, expert_parallel=True, all2all="pplx"), nodes(1), rules=picky) == [
+        "profile 'p': all2all: engine 'e' has no all-to-all backend 'pplx' (expected one of deepep_low_latency, naive)"
+    ]
+    assert (
+        layout_problems(
+            profile(tp=2, expert_parallel=True, all2all="naive"), nodes(1), leader_port=1, rules=picky
+        )
+        == []
+    )
+    assert refused(profile(dp_per_node=2), nodes(1)) == [
+        "profile 'p': dp_per_node: expected 1-1 (at most dp), got 2"
+    ]
+    assert refused(profile(dp=-1), nodes(1)) == ["profile 'p': dp: expected 1-65536, got -1"]
+    assert refused(profile(dp=70000), nodes(1)) == ["profile 'p': dp: expected 1-65536, got 70000"]
+    assert refused(profile(), nodes(2)) == ["nodes: profile 'p' spans 1 node(s), the layout was given 2"]
+
+
+def test_more_ranks_on_a_node_than_the_gpus_it_lists_is_refused() -> None:
+    prof = profile(tp=2, dp=8, nodes=2, gpus_per_node=8)
+    short = [
+        NodeInput(addr="a", http_port=8000, gpus=(0, 1, 2, 3, 4, 5, 6, 7)),
+        NodeInput(addr="b", gpus=(0, 1, 2)),
+    ]
+    assert refused(prof, short) == [
+        "nodes[1].gpu_indices: the layout puts 8 GPU(s) on each node, node 1 lists 3"
+    ]
+
+
+def test_a_shard_whose_dp_rank_starts_no_process_of_its_node_is_refused() -> None:
+    prof = profile(tp=1, dp=4, nodes=2, gpus_per_node=2)
+    shard = ShardSpec(
+        profile=prof, rank=1, nnodes=2, dp_rank=0, leader_addr="10.0.0.1", leader_port=13345, http_port=8000
+    )
+    with pytest.raises(SpecError) as caught:
+        shard_layout(shard, VLLM_LIKE)
+    assert list(caught.value.problems) == [
+        "dp_rank: node 1's processes start at data-parallel rank(s) 2, not 0"
+    ]
+    assert shard_layout(attrs.evolve(shard, dp_rank=2), VLLM_LIKE).dp_ranks == (2, 3)
+    lost = attrs.evolve(shard, rank=5)
+    with pytest.raises(SpecError) as caught:
+        shard_layout(lost, VLLM_LIKE)
+    assert list(caught.value.problems) == ["rank: must be in 0..1, got 5"]
+
+
+def test_the_processes_of_a_layout_are_its_nodes_in_order() -> None:
+    laid = layout(
+        profile(tp=1, dp=4, nodes=2, gpus_per_node=2, dp_balancing="external"),
+        nodes(2),
+        leader_port=9000,
+        rules=VLLM_LIKE,
+    )
+    assert [(p.node, p.index) for p in laid.processes()] == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert isinstance(laid.process(1), ProcessLayout)
+    assert laid.process(1).dp_ranks == (2,)
+    assert laid.process(1, 99).dp_ranks == (2,)  # no process hosts it: the node's first
+    with pytest.raises(IndexError):
+        laid.process(2)
+
+
+def test_the_edges_of_every_bound_are_inside_it() -> None:
+    ok = layout_problems
+    # dp 0 is the Go zero value (1), and 65536 the largest degree; ranks per node up to dp.
+    assert ok(profile(dp=0), nodes(1), leader_port=1, rules=VLLM_LIKE) == []
+    assert ok(profile(dp=2, dp_per_node=2), nodes(1), leader_port=1, rules=VLLM_LIKE) == []
+    assert ok(profile(pp=0, dp=2), nodes(1), leader_port=1, rules=VLLM_LIKE) == []
+    assert ok(profile(dp=65536, gpus_per_node=65536), nodes(1), leader_port=1, rules=VLLM_LIKE) == []
+    # The leader's port at either end of the range: a two-node TP/PP replica joins on it.
+    tp_pp = profile(tp=1, pp=2, nodes=2, gpus_per_node=1)
+    assert ok(tp_pp, nodes(2), leader_port=65535, rules=NO_DATA_PARALLEL) == []
+    assert ok(tp_pp, nodes(2), leader_port=1, rules=NO_DATA_PARALLEL) == []
+    assert ok(tp_pp, nodes(2), leader_port=65536, rules=NO_DATA_PARALLEL)[0].startswith(
+        "leader_port: expected"
+    )
+
+
+def test_a_degree_the_profile_checks_refuse_is_refused_here_too() -> None:
+    assert refused(profile(tp=0), nodes(1)) == [
+        "profile 'p': tp and pp: expected tp of at least 1 and pp of at least 0, got 0 and 1"
+    ]
+    assert refused(profile(pp=-1), nodes(1)) == [
+        "profile 'p': tp and pp: expected tp of at least 1 and pp of at least 0, got 1 and -1"
+    ]
+    assert refused(profile(dp_balancing="hybrid"), nodes(1)) == [
+        "profile 'p': dp_balancing: 'hybrid' balances data-parallel ranks, but dp is 1"
+    ]
+
+
+def test_every_listener_out_of_range_is_named_not_only_the_first() -> None:
+    prof = profile(tp=1, dp=2, nodes=1, dp_balancing="external")
+    assert refused(prof, nodes(1, http=65535, kv=65535)) == [
+        "node 0 process 0: kv-events 65535 overlaps node 0 process 0's http 65535 on the same host (10.0.0.1)",
+        "node 0 process 1: http 65536 is outside 1-65535 (http_port plus the process's index on its node)",
+        "node 0 process 1: kv-events 65536 is outside 1-65535 (kv_events_port plus the data-parallel ranks)",
+    ]
+
+
+def test_a_tensor_and_pipeline_replica_is_data_parallel_rank_zero_on_every_node() -> None:
+    laid = layout(
+        profile(tp=2, pp=3, nodes=3, gpus_per_node=2), nodes(3), leader_port=29501, rules=NO_DATA_PARALLEL
+    )
+    assert [(p.node, p.dp_ranks, p.gpus) for p in laid.processes()] == [
+        (0, (0,), (0, 1)),
+        (1, (0,), (0, 1)),
+        (2, (0,), (0, 1)),
+    ]
+    assert [p.dials for p in laid.processes()][2] == (Dial(DIST_INIT, 0, "10.0.0.1", 29501),)
+
+
+def test_a_shard_alone_takes_its_leader_from_the_spec_or_its_own_address() -> None:
+    prof = profile(tp=1, dp=2, dp_balancing="external")
+    lone = ShardSpec(profile=prof, dp_rank=1, http_port=8001, bind_addr="10.9.9.9", leader_port=9000)
+    process = shard_layout(lone, VLLM_LIKE)
+    assert (process.index, process.port(HTTP), process.dials[0]) == (
+        1,
+        8001,
+        Dial("dp-rpc", 0, "10.9.9.9", 9000),
+    )
+    # A worker node's own address is not the leader's: it dials the leader_addr it was given.
+    two = profile(tp=1, dp=2, nodes=2, gpus_per_node=1)
+    worker = ShardSpec(
+        profile=two,
+        rank=1,
+        nnodes=2,
+        dp_rank=1,
+        leader_addr="10.0.0.1",
+        bind_addr="10.0.0.2",
+        leader_port=9000,
+    )
+    assert shard_layout(worker, VLLM_LIKE).dials[0] == Dial("dp-rpc", 0, "10.0.0.1", 9000)
+    unnamed = attrs.evolve(worker, leader_addr="")
+    assert shard_layout(unnamed, VLLM_LIKE).dials[0] == Dial("dp-rpc", 0, "", 9000)
+    # Under internal balancing the node's one process is index 0, whatever port it was given.
+    internal = ShardSpec(
+        profile=attrs.evolve(two, dp_balancing="hybrid"),
+        rank=1,
+        nnodes=2,
+        dp_rank=1,
+        leader_addr="a",
+        http_port=8005,
+        leader_port=9000,
+    )
+    assert shard_layout(internal, VLLM_LIKE).port(HTTP) == 8005
+
+
+def test_a_missing_balancing_mode_lists_those_the_engine_has_in_their_order() -> None:
+    two_modes = LayoutRules(balancing=frozenset({"hybrid", "internal"}))
+    assert refused(profile(dp=2, dp_balancing="external"), nodes(1), rules=two_modes) == [
+        "profile 'p': dp_balancing: engine 'e' has no 'external' balancing (it has internal, hybrid)"
+    ]
+
+
+def test_a_shard_alone_keeps_its_own_gpus_and_an_unset_http_port_stays_unset() -> None:
+    prof = profile(tp=2, dp=2, dp_balancing="external")
+    first = ShardSpec(
+        profile=prof, dp_rank=0, http_port=8000, gpu_indices=(4, 5), bind_addr="a", leader_port=9
+    )
+    assert shard_layout(first, VLLM_LIKE).gpus == (4, 5)
+    assert shard_layout(attrs.evolve(first, gpu_indices=()), VLLM_LIKE).gpus == (0, 1)
+    second = attrs.evolve(first, dp_rank=1, http_port=0, gpu_indices=(6, 7))
+    assert shard_layout(second, VLLM_LIKE).port(HTTP) == 0  # no port was given: none is made up
+
+
+def test_a_shard_of_a_node_past_the_last_is_refused_by_name() -> None:
+    prof = profile(tp=1, dp=4, nodes=2, gpus_per_node=2, dp_balancing="external")
+    shard = ShardSpec(
+        profile=prof, rank=2, nnodes=2, dp_rank=4, leader_addr="a", leader_port=9, http_port=8000
+    )
+    with pytest.raises(SpecError) as caught:
+        shard_layout(shard, VLLM_LIKE)
+    assert list(caught.value.problems) == ["rank: must be in 0..1, got 2"]
+    wrong = attrs.evolve(shard, rank=1, dp_rank=5)
+    with pytest.raises(SpecError) as caught:
+        shard_layout(wrong, VLLM_LIKE)
+    assert list(caught.value.problems) == [
+        "dp_rank: node 1's processes start at data-parallel rank(s) 2, 3, not 5"
+    ]
+
+
+def test_a_nodes_process_defaults_to_the_one_hosting_rank_zero() -> None:
+    laid = layout(profile(tp=1, dp=2, dp_balancing="external"), nodes(1), leader_port=9000, rules=VLLM_LIKE)
+    assert laid.process(0).index == 0
+    assert laid.process(0, 1).index == 1

@@ -1,0 +1,72 @@
+"""``enginekit layout``: the table before launch, its JSON, and a replica it refuses with every reason."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from enginekit.cli import main
+
+from tests.conftest import EXAMPLES
+
+CONFIG = EXAMPLES / "node-config.toml"
+VLLM = EXAMPLES / "replicas/vllm-two-node.toml"
+
+
+def _layout(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["--config", str(CONFIG), "layout", *args], {})
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_two_node_replica_shows_who_listens_and_who_dials(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _layout(capsys, str(VLLM))
+    assert (code, err) == (0, "")
+    assert out == (
+        "replica llama405b-r1: vllm, TP 8 x PP 2 x DP 1\n"
+        "NODE  ADDR       PROC  ROLE        DP RANKS  GPUS  LISTENS                     DIALS\n"
+        "0     10.1.0.31  0     api-server  0         0-7   http 8000, dist-init 29501  -\n"
+        "1     10.1.0.32  0     headless    0         0-7   -                           dist-init 10.1.0.31:29501\n"
+    )
+
+
+def test_json_holds_every_process_its_listeners_and_dials(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _layout(capsys, str(VLLM), "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert (data["replica_id"], data["engine"], data["tp"], data["pp"], data["dp"]) == (
+        "llama405b-r1",
+        "vllm",
+        8,
+        2,
+        1,
+    )
+    head, worker = (node["processes"][0] for node in data["nodes"])
+    assert head["listens"] == [
+        {"name": "http", "port": 8000, "count": 1},
+        {"name": "dist-init", "port": 29501, "count": 1},
+    ]
+    assert worker["dials"] == [{"name": "dist-init", "node": 0, "addr": "10.1.0.31", "port": 29501}]
+    assert worker["role"] == "headless"
+    assert worker["gpus"] == list(range(8))
+
+
+def test_a_data_parallel_replica_for_an_engine_without_it_is_exit_1_with_the_reason(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "r.toml"
+    path.write_text(
+        VLLM.read_text()
+        .replace('engine = "vllm"', 'engine = "llamacpp"')
+        .replace("tp = 8\n", "tp = 8\ndp = 2\n")
+    )
+    code, out, err = _layout(capsys, str(path))
+    assert (code, out) == (1, "")
+    assert "dp: engine 'llamacpp' has no data parallel (dp is 2)" in err
+
+
+def test_an_unreadable_replica_is_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = _layout(capsys, str(tmp_path / "missing.toml"))
+    assert (code, out) == (2, "")
+    assert "missing.toml" in err
