@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,26 @@ def test_an_unreadable_replica_is_exit_2(capsys: pytest.CaptureFixture[str], tmp
     code, out, err = _layout(capsys, str(tmp_path / "missing.toml"))
     assert (code, out) == (2, "")
     assert "missing.toml" in err
+
+
+WIDE_EP = EXAMPLES / "replicas/vllm-wide-ep.toml"
+
+
+def test_the_docs_show_what_layout_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    page = (EXAMPLES.parent / "docs" / "layouts.md").read_text()
+    blocks = re.findall(r"```console\n\$ enginekit layout (\S+)\n```\n+```text\n(.*?)```\n", page, re.S)
+    assert blocks, "docs/layouts.md shows no layout"
+    for example, shown in blocks:
+        code, out, err = _layout(capsys, str(EXAMPLES.parent / example))
+        assert (code, err) == (0, "")
+        assert out == shown, f"docs/layouts.md: `enginekit layout {example}` changed; paste it again"
+
+
+def test_a_data_parallel_replica_is_refused_by_the_exports_saying_why(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for target in (["lws", "--image", "registry.example.com/x:1"], ["slurm"]):
+        code = main(["--config", str(CONFIG), "export", target[0], str(WIDE_EP), *target[1:]], {})
+        out, err = capsys.readouterr()
+        assert (code, out) == (1, "")
+        assert "data or expert parallel replicas are not exported yet" in err

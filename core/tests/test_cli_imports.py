@@ -107,6 +107,8 @@ def test_render_imports_no_listing_and_no_process_running() -> None:
     assert not ({"enginekit.cli.engines", "enginekit.cli.version", "enginekit.cli.envout"} | RUNNING) & loaded
     # A well-typed spec is built without cattrs: importing it was a tenth of a cold render.
     assert "cattrs" not in loaded
+    # Nor is the layout: a replica of tensor and pipeline parallel alone never needs it.
+    assert not {"enginekit.layout.compute", "enginekit_vllm.dataparallel"} & loaded
     assert not {
         name for name in loaded if name.startswith("enginekit_") and not name.startswith("enginekit_vllm")
     }

@@ -10,6 +10,7 @@ from enginekit.plugin import (
     CommandBuilder,
     EngineError,
     ShardSpec,
+    Version,
     host_port,
     is_mig,
     node_ip,
@@ -32,11 +33,14 @@ def build(config: VllmConfig, shard: ShardSpec, installed: Path | None) -> list[
     _refuse(config, shard)
     vllm = resolve_executable(config.executable, installed, "bin/vllm")
     ray = resolve_executable(config.ray_executable, installed, "bin/ray")
+    if shard.profile.data_parallel > 1:
+        return [_data_parallel(config, shard, vllm)]
     if not shard.is_multi_node():
-        return [_server(shard, _builder(shard), vllm, [])]
+        build = _builder(shard)
+        return [_server(shard, build, vllm, expert_args(shard, config.release, build))]
     if config.multinode == "ray":
-        return _ray(shard, vllm, ray, node_ip(shard))
-    return _native(shard, vllm, node_ip(shard))
+        return _ray(config, shard, vllm, ray, node_ip(shard))
+    return _native(config, shard, vllm, node_ip(shard))
 
 
 def _refuse(config: VllmConfig, shard: ShardSpec) -> None:
@@ -55,8 +59,8 @@ def _refuse(config: VllmConfig, shard: ShardSpec) -> None:
         )
     if shard.on_cpu():
         _refuse_cpu(where, shard)
-    if not shard.is_multi_node():
-        return
+    if not shard.is_multi_node() or shard.profile.data_parallel > 1:
+        return  # a data-parallel rank is on one node: no multi-node executor
     if config.multinode == "native" and not facts.native_multinode:
         raise EngineError(
             f'{where}: engines.vllm.multinode = "native" needs vLLM {NATIVE_MULTINODE_SINCE} '
@@ -107,7 +111,7 @@ def _builder(shard: ShardSpec) -> CommandBuilder:
     return build
 
 
-def _native(shard: ShardSpec, vllm: str, ip: str | None) -> list[Command]:
+def _native(config: VllmConfig, shard: ShardSpec, vllm: str, ip: str | None) -> list[Command]:
     distributed = [
         "--distributed-executor-backend", "mp",
         "--nnodes", str(shard.nnodes),
@@ -130,7 +134,7 @@ def _native(shard: ShardSpec, vllm: str, ip: str | None) -> list[Command]:
     return [build.command(vllm, args, name="vllm-headless", wait_for_leader_port=True)]
 
 
-def _ray(shard: ShardSpec, vllm: str, ray: str, ip: str | None) -> list[Command]:
+def _ray(config: VllmConfig, shard: ShardSpec, vllm: str, ray: str, ip: str | None) -> list[Command]:
     build = _builder(shard).put(
         "VLLM_HOST_IP",
         ip or "",
@@ -151,7 +155,62 @@ def _ray(shard: ShardSpec, vllm: str, ray: str, ip: str | None) -> list[Command]
     )
     # The server attaches to the head the sidecar starts: it waits until the head listens
     # on the leader port rather than racing it and failing to find a cluster.
-    return [head, _server(shard, build, vllm, ["--distributed-executor-backend", "ray"], wait=True)]
+    distributed = ["--distributed-executor-backend", "ray", *expert_args(shard, config.release, build)]
+    return [head, _server(shard, build, vllm, distributed, wait=True)]
+
+
+def expert_args(shard: ShardSpec, release: Version, build: CommandBuilder) -> list[str]:
+    """Expert parallel's flags, when the profile asks (the module that spells them loads only then)."""
+    if not shard.profile.expert_parallel:
+        return []
+    from enginekit_vllm.dataparallel import expert_args
+
+    return expert_args(shard, release, build)
+
+
+def _data_parallel(config: VllmConfig, shard: ShardSpec, vllm: str) -> Command:
+    """One process of a data-parallel replica: its ranks and the leader it dials, from the layout.
+
+    Every node runs its own ``vllm serve`` with the multiprocessing backend (a rank fits on
+    one node), whatever ``engines.vllm.multinode`` says: that setting is how one rank spans
+    nodes, which the layout refuses.
+    """
+    from enginekit.plugin import API_SERVER, shard_layout
+
+    from enginekit_vllm.dataparallel import data_parallel_args, layout_rules
+
+    process = shard_layout(shard, layout_rules(config.release))
+    build = _builder(shard)
+    ip = node_ip(shard)
+    if ip and shard.is_multi_node():
+        build.put(
+            "VLLM_HOST_IP",
+            ip,
+            "this node's management address: its engines' sockets to the other nodes bind "
+            "there, and vLLM otherwise guesses from the default route",
+        )
+    profile = shard.profile
+    args = ["serve", profile.model_path]
+    if process.role == API_SERVER:
+        args += [
+            "--host",
+            shard.host(),
+            "--port",
+            str(shard.http_port),
+            "--served-model-name",
+            profile.model_name(),
+        ]
+    args += [
+        *parallel(shard),
+        *data_parallel_args(shard, process),
+        *expert_args(shard, config.release, build),
+    ]
+    args += [*lora(shard, serving=process.role == API_SERVER), *kv_events(shard), *profile.args]
+    dials = bool(process.dials)  # every process but the leader's waits for the leader's handshake port
+    if process.role == API_SERVER:
+        build.put_secret(API_KEY_VAR, shard.api_key, API_KEY_WHY)
+        return build.command(vllm, args, name="vllm", wait_for_leader_port=dials)
+    return build.command(vllm, args, name="vllm-headless", wait_for_leader_port=dials)
 
 
 def _server(

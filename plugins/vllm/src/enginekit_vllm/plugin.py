@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from enginekit.plugin import Command, EnginePolicy, GPUInfo, ParsedArgs, Profile, ShardSpec
+    from enginekit.plugin import Command, EnginePolicy, GPUInfo, LayoutRules, ParsedArgs, Profile, ShardSpec
 
 RAY_COMMANDS = frozenset({"ray-head", "ray-worker"})
 
@@ -44,6 +44,13 @@ class VllmEngine:
         return self._policy
 
     @hookimpl
+    def layout_rules(self) -> LayoutRules:
+        """Data parallel in all three balancing modes, expert parallel, KV-event ports moved by the rank."""
+        from enginekit_vllm.dataparallel import layout_rules
+
+        return layout_rules(self.config.release)
+
+    @hookimpl
     def validate(self, profile: Profile, gpus: Sequence[GPUInfo], args: ParsedArgs) -> list[str]:
         """Argument values, quantization floors and removals, multi-node and MIG limits."""
         from enginekit_vllm.validation import profile_problems
@@ -59,7 +66,15 @@ class VllmEngine:
 
     @hookimpl
     def serves_http(self, shard: ShardSpec) -> bool:
-        """Only the leader: a native worker runs --headless, a Ray worker runs no server at all."""
+        """Only the leader: a native worker runs --headless, a Ray worker runs no server at all.
+
+        Under data parallel, every API server of the layout: the leader alone (internal
+        balancing), every node's (hybrid) or every rank's (external).
+        """
+        if shard.profile.data_parallel > 1:
+            from enginekit.plugin import API_SERVER, shard_layout
+
+            return shard_layout(shard, self.layout_rules()).role == API_SERVER
         return shard.is_leader()
 
     @hookimpl

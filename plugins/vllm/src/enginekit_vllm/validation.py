@@ -42,7 +42,12 @@ def _own_problems(
             f"served_model_name {profile.served_model_name!r} starts with '-', where vLLM's "
             f"parser reads a flag; choose a name that starts with a letter or digit"
         )
-    if profile.node_count > 1 and config.multinode == "native" and not facts.native_multinode:
+    if (
+        profile.node_count > 1
+        and profile.data_parallel == 1
+        and config.multinode == "native"
+        and not facts.native_multinode
+    ):
         yield (
             f"nodes = {profile.node_count} needs multi-node serving, and the node config's "
             f'engines.vllm.multinode = "native" needs vLLM {NATIVE_MULTINODE_SINCE} or newer '

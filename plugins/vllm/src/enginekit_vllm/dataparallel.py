@@ -1,0 +1,114 @@
+"""vLLM's data and expert parallel: its layout rules, and the flags of a shard's process in the layout.
+
+Every rank and port here comes from the core's layout (``shard_layout``); this module only
+spells them as ``vllm serve`` reads them, in the release the node runs.
+"""
+
+from __future__ import annotations
+
+from enginekit.plugin import HEADLESS, CommandBuilder, LayoutRules, ProcessLayout, ShardSpec, Version
+
+from enginekit_vllm.versions import vllm_release
+
+#: The one port vLLM's data-parallel leader listens on that an orchestrator chooses:
+#: ``--data-parallel-rpc-port``, the handshake every remote engine dials. Its engine I/O,
+#: coordinator and process-group ports are the OS's (0.11.0-0.34.0 read): the layout's
+#: ``leader_port`` is this one.
+DP_RPC = "dp-rpc"
+
+#: ``--all2all-backend`` exists from 0.11.1; 0.11.0 reads ``VLLM_ALL2ALL_BACKEND`` only.
+ALL2ALL_FLAG_SINCE: Version = vllm_release("0.11.1")
+
+#: The all-to-all backends each release's parser (or, in 0.11.0, its environment) takes,
+#: from the release where the list changed: ``config/parallel.py``'s ``All2AllBackend``.
+ALL2ALL_BACKENDS: dict[Version, frozenset[str]] = {
+    vllm_release("0.11.0"): frozenset(
+        {
+            "naive",
+            "pplx",
+            "deepep_high_throughput",
+            "deepep_low_latency",
+            "allgather_reducescatter",
+            "flashinfer_all2allv",
+        }
+    ),
+}
+ALL2ALL_BACKENDS[vllm_release("0.15.0")] = ALL2ALL_BACKENDS[vllm_release("0.11.0")] | {"mori"}
+ALL2ALL_BACKENDS[vllm_release("0.18.0")] = ALL2ALL_BACKENDS[vllm_release("0.15.0")] | {
+    "nixl_ep",
+    "flashinfer_nvlink_two_sided",
+    "flashinfer_nvlink_one_sided",
+}
+ALL2ALL_BACKENDS[vllm_release("0.23.0")] = (ALL2ALL_BACKENDS[vllm_release("0.18.0")] - {"mori"}) | {
+    "mori_high_throughput",
+    "mori_low_latency",
+}
+ALL2ALL_BACKENDS[vllm_release("0.24.0")] = ALL2ALL_BACKENDS[vllm_release("0.23.0")] | {"deepep_v2"}
+ALL2ALL_BACKENDS[vllm_release("0.31.0")] = ALL2ALL_BACKENDS[vllm_release("0.24.0")] | {"moonep"}
+ALL2ALL_BACKENDS[vllm_release("0.34.0")] = ALL2ALL_BACKENDS[vllm_release("0.31.0")] | {"mori"}
+
+
+def all2all_backends(release: Version) -> frozenset[str]:
+    """The all-to-all backends ``release`` takes: the newest list read at or below it."""
+    return ALL2ALL_BACKENDS[max(r for r in ALL2ALL_BACKENDS if r <= release)]
+
+
+def layout_rules(release: Version) -> LayoutRules:
+    """vLLM's layouts: every balancing mode, expert parallel, and KV-event ports that move by the rank.
+
+    ``offset_endpoint_port`` (``vllm/distributed/kv_events.py``) adds each engine's global
+    data-parallel rank to the configured port, from 0.11.0.
+    """
+    return LayoutRules(
+        balancing=frozenset({"internal", "hybrid", "external"}),
+        expert_parallel=True,
+        all2all=all2all_backends(release),
+        coordination=(DP_RPC,),
+        kv_events_per_rank=True,
+    )
+
+
+def data_parallel_args(shard: ShardSpec, process: ProcessLayout) -> list[str]:
+    """The data-parallel flags of ``process``: its ranks, its balancing mode, and the leader it dials.
+
+    The leader is never given ``--data-parallel-start-rank``: from 0.28.0 a start rank on a
+    process that is not ``--headless`` switches it to hybrid balancing, 0 included.
+    """
+    profile = shard.profile
+    dial = process.dialed(DP_RPC)
+    address = dial.addr if dial is not None else (shard.leader_addr or shard.bind_addr or "127.0.0.1")
+    port = dial.port if dial is not None else process.port(DP_RPC)
+    args = [
+        "--data-parallel-size", str(profile.data_parallel),
+        "--data-parallel-address", address,
+        "--data-parallel-rpc-port", str(port),
+    ]  # fmt: skip
+    mode = profile.dp_balancing
+    if mode == "external":
+        # One rank per process, each its own API server: the rank says it all.
+        return [*args, "--data-parallel-rank", str(process.dp_start)]
+    args += ["--data-parallel-size-local", str(len(process.dp_ranks))]
+    if mode == "hybrid":
+        # Explicit on every node: up to 0.27.1 a start rank of 0 does not imply it.
+        return [*args, "--data-parallel-hybrid-lb", "--data-parallel-start-rank", str(process.dp_start)]
+    if process.role == HEADLESS:
+        return [*args, "--headless", "--data-parallel-start-rank", str(process.dp_start)]
+    return args
+
+
+def expert_args(shard: ShardSpec, release: Version, build: CommandBuilder) -> list[str]:
+    """``--enable-expert-parallel`` and the all-to-all backend: a flag from 0.11.1, a variable before."""
+    profile = shard.profile
+    if not profile.expert_parallel:
+        return []
+    if not profile.all2all:
+        return ["--enable-expert-parallel"]
+    if release >= ALL2ALL_FLAG_SINCE:
+        return ["--enable-expert-parallel", "--all2all-backend", profile.all2all]
+    build.put(
+        "VLLM_ALL2ALL_BACKEND",
+        profile.all2all,
+        f"the profile's all-to-all backend: vLLM {release} reads it from here (the flag came in "
+        f"{ALL2ALL_FLAG_SINCE})",
+    )
+    return ["--enable-expert-parallel"]

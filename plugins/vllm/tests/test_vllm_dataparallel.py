@@ -1,0 +1,181 @@
+"""vLLM's data and expert parallel: every balancing mode's command lines, from the layout, in every release."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from enginekit.plugin import ArgSyntax, Command, ShardSpec
+from enginekit.replica.spec import expand, load_replica
+from enginekit.testing import engine_for
+from enginekit_vllm import VllmConfig, VllmEngine
+from enginekit_vllm.dataparallel import ALL2ALL_FLAG_SINCE, all2all_backends
+from enginekit_vllm.known import known_options, short_aliases, table
+from enginekit_vllm.versions import vllm_release
+
+RELEASES = table().releases
+READER = ArgSyntax(known=known_options(), aliases=short_aliases(), underscores=True)
+KEY = "sk-vllm-dp-0123456789abcdef"
+
+
+def replica(mode: str = "internal", **profile: Any) -> dict[str, Any]:
+    """DeepSeek-style wide EP: DP 16 over two nodes of eight GPUs, one GPU per rank."""
+    fields = {
+        "name": "dsr1",
+        "engine": "vllm",
+        "model_path": "/models/deepseek-ai/DeepSeek-R1",
+        "served_model_name": "deepseek-r1",
+        "tp": 1,
+        "dp": 16,
+        "nodes": 2,
+        "gpus_per_node": 8,
+        "dp_balancing": mode,
+        "expert_parallel": True,
+        "all2all": "deepep_low_latency",
+        "kv_events": True,
+    }
+    return {
+        "replica_id": "dsr1",
+        "leader_port": 13345,
+        "http_port": 8000,
+        "api_key": KEY,
+        "placement": {
+            "gpu_indices": list(range(8)),
+            "hcas": ["mlx5_0:1", "mlx5_1:1"],
+            "mgmt_interface": "eth0",
+            "fabric": "ib:pod-a",
+            "kv_events_port": 5557,
+        },
+        "nodes": [{"addr": "10.0.0.1"}, {"addr": "10.0.0.2"}],
+        "profile": fields | profile,
+    }
+
+
+def commands(doc: dict[str, Any], release: str = "0.34.0") -> list[tuple[ShardSpec, Command]]:
+    engine = engine_for(VllmEngine(VllmConfig(version=release)), "vllm")
+    out = []
+    for shard in expand(load_replica(doc)):
+        [command] = engine.plan(shard).commands
+        out.append((shard, command))
+    return out
+
+
+def flags(command: Command) -> dict[str, str | None]:
+    """Each option of the command line with the value after it (None for a flag)."""
+    args = list(command.args)
+    found: dict[str, str | None] = {}
+    for i, arg in enumerate(args):
+        if arg.startswith("--"):
+            nxt = args[i + 1] if i + 1 < len(args) else None
+            found[arg] = None if nxt is None or nxt.startswith("--") else nxt
+    return found
+
+
+def test_internal_balancing_the_head_serves_and_the_other_node_runs_headless() -> None:
+    (head_spec, head), (worker_spec, worker) = commands(replica())
+    h, w = flags(head), flags(worker)
+    for f in (h, w):
+        assert f["--data-parallel-size"] == "16"
+        assert f["--data-parallel-size-local"] == "8"
+        assert f["--data-parallel-address"] == "10.0.0.1"
+        assert f["--data-parallel-rpc-port"] == "13345"
+        assert f["--all2all-backend"] == "deepep_low_latency"
+        assert "--enable-expert-parallel" in f
+        assert "--nnodes" not in f  # a rank is on one node: no multi-node executor
+    # The head takes no start rank: from 0.28.0 one would turn it into hybrid balancing.
+    assert "--data-parallel-start-rank" not in h
+    assert "--headless" not in h
+    assert (h["--port"], h["--host"]) == ("8000", "10.0.0.1")
+    assert (w["--data-parallel-start-rank"], "--headless" in w, "--port" in w) == ("8", True, False)
+    assert (head.name, worker.name) == ("vllm", "vllm-headless")
+    assert "VLLM_API_KEY" in head.env
+    assert "VLLM_API_KEY" not in worker.env
+    assert worker.env["VLLM_HOST_IP"] == "10.0.0.2"
+    assert (head.wait_for_leader_port, worker.wait_for_leader_port) == (False, True)
+    # Each node's engines publish KV events on the base port; vLLM adds each rank.
+    assert '"endpoint":"tcp://127.0.0.1:5557"' in str(w["--kv-events-config"])
+    assert worker_spec.dp_rank == 8
+    assert head_spec.api_key == KEY
+
+
+def test_hybrid_balancing_every_node_serves_its_own_ranks() -> None:
+    shards = commands(replica("hybrid"))
+    for (shard, command), start in zip(shards, ("0", "8"), strict=True):
+        f = flags(command)
+        assert "--data-parallel-hybrid-lb" in f
+        assert f["--data-parallel-start-rank"] == start
+        assert f["--port"] == "8000"
+        assert "--headless" not in f
+        assert "VLLM_API_KEY" in command.env
+        assert shard.api_key == KEY
+
+
+def test_external_balancing_one_process_per_rank_on_its_own_gpu_and_port() -> None:
+    doc = replica("external", dp=4, gpus_per_node=2)
+    doc["placement"]["gpu_indices"] = [6, 7]
+    shards = commands(doc)
+    assert [
+        (flags(c)["--data-parallel-rank"], flags(c)["--port"], c.env["CUDA_VISIBLE_DEVICES"])
+        for _, c in shards
+    ] == [
+        ("0", "8000", "6"),
+        ("1", "8001", "7"),
+        ("2", "8000", "6"),
+        ("3", "8001", "7"),
+    ]
+    for _, command in shards:
+        f = flags(command)
+        assert "--data-parallel-size-local" not in f
+        assert "--data-parallel-start-rank" not in f
+        assert f["--data-parallel-address"] == "10.0.0.1"
+    assert [c.wait_for_leader_port for _, c in shards] == [False, True, True, True]
+
+
+def test_serves_http_names_every_api_server_of_the_layout() -> None:
+    engine = engine_for(VllmEngine(VllmConfig()), "vllm")
+    for mode, expected in (("internal", [True, False]), ("hybrid", [True, True])):
+        assert [engine.serves_http(s) for s in expand(load_replica(replica(mode)))] == expected
+    external = replica("external", dp=4, gpus_per_node=2)
+    external["placement"]["gpu_indices"] = [0, 1]
+    assert all(engine.serves_http(s) for s in expand(load_replica(external)))
+
+
+def test_the_all_to_all_backend_is_a_variable_before_its_flag_existed() -> None:
+    (_, head), _ = commands(replica(), release="0.11.0")
+    assert "--all2all-backend" not in flags(head)
+    assert head.env["VLLM_ALL2ALL_BACKEND"] == "deepep_low_latency"
+    assert vllm_release("0.11.1") == ALL2ALL_FLAG_SINCE
+    (_, head), _ = commands(replica(all2all=""))
+    assert "--all2all-backend" not in flags(head)
+    assert "--enable-expert-parallel" in flags(head)
+
+
+def test_a_backend_the_release_lacks_is_refused_naming_what_it_has() -> None:
+    engine = engine_for(VllmEngine(VllmConfig(version="0.23.0")), "vllm")
+    shard = expand(load_replica(replica(all2all="deepep_v2")))[0]
+    [problem] = engine.problems(shard)
+    assert problem.startswith("profile 'dsr1': all2all: engine 'vllm' has no all-to-all backend 'deepep_v2'")
+    assert "deepep_v2" in all2all_backends(vllm_release("0.24.0"))
+    assert "mori" not in all2all_backends(vllm_release("0.23.0"))
+    assert "mori" in all2all_backends(vllm_release("0.34.0"))
+
+
+def test_expert_parallel_on_one_node_of_tensor_parallel_alone() -> None:
+    doc = replica(dp=1, nodes=1, tp=8, gpus_per_node=0, dp_balancing="internal")
+    doc["nodes"] = doc["nodes"][:1]
+    [(_, command)] = commands(doc)
+    f = flags(command)
+    assert ("--enable-expert-parallel" in f, f["--tensor-parallel-size"]) == (True, "8")
+    assert "--data-parallel-size" not in f
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize("mode", ["internal", "hybrid", "external"])
+def test_every_flag_of_every_data_parallel_shape_exists_in_every_release(release: str, mode: str) -> None:
+    options = table().for_release(release, setting="x")
+    doc = replica(mode, dp=4, gpus_per_node=2, all2all="naive")
+    doc["placement"]["gpu_indices"] = [0, 1]
+    for _, command in commands(doc, release=release):
+        used = READER.parse(command.args).uses
+        missing = sorted(option for option in used if not options.accepts(option))
+        assert not missing, f"vLLM {release} has no {missing} ({mode})"
