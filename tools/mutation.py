@@ -271,7 +271,13 @@ TARGETS: tuple[Target, ...] = (
         "vllm.launch",
         "plugins/vllm",
         "src/enginekit_vllm/launch.py",
-        ("tests/test_vllm_commands.py", "tests/test_vllm_rules_pinned.py"),
+        ("tests/test_vllm_commands.py", "tests/test_vllm_rules_pinned.py", "tests/test_vllm_dataparallel.py"),
+    ),
+    Target(
+        "vllm.dataparallel",
+        "plugins/vllm",
+        "src/enginekit_vllm/dataparallel.py",
+        ("tests/test_vllm_dataparallel.py",),
     ),
     Target(
         "sglang.policy",
