@@ -15,6 +15,7 @@ from enginekit.policy.args import (
 )
 from enginekit.policy.checks import (
     arg_policy_problems,
+    bounds_problems,
     quantization_of,
     require_compute_capability,
     validate_common,
@@ -247,3 +248,35 @@ def test_the_positional_message_names_the_engine_when_the_policy_has_no_display_
     unnamed = attrs.evolve(POLICY, display_name="")
     [problem] = arg_policy_problems(profile(), POLICY.syntax.parse(["stray"]), unnamed, "myengine")
     assert "so myengine would read it as a positional argument" in problem
+
+
+def test_data_parallel_counts_in_the_gpus_of_the_nodes() -> None:
+    assert validate_common(profile(tp=2, dp=2, gpus_per_node=4), [H100] * 4) == []
+    assert validate_common(profile(tp=2, dp=0, pp=0), [H100] * 2) == []  # Go's zero values: 1
+    problems = validate_common(profile(tp=1, dp=2, gpus_per_node=4), [H100] * 4)
+    assert "1 nodes x 4 GPUs does not match TP 1 x PP 1 x DP 2" in problems[0]
+    # A zero pipeline or data-parallel degree still counts as 1 in the check.
+    assert (
+        "does not match TP 2 x PP 1" in validate_common(profile(tp=2, pp=0, nodes=2, gpus_per_node=4), [])[0]
+    )
+    assert (
+        "does not match TP 2 x PP 1" in validate_common(profile(tp=2, dp=0, nodes=2, gpus_per_node=4), [])[0]
+    )
+
+
+def test_negative_data_parallel_degrees_are_refused() -> None:
+    for fields in ({"dp": -1}, {"dp_per_node": -1}):
+        problems = validate_common(profile(tp=1, **fields), [H100])
+        assert "profile 'llama': dp and dp_per_node must not be negative" in problems
+
+
+def test_a_rank_under_external_balancing_counts_its_own_gpus() -> None:
+    external = profile(tp=2, dp=2, gpus_per_node=4, dp_balancing="external")
+    assert validate_common(external, [H100]) == ["profile 'llama': needs 2 GPUs per rank, node has 1"]
+
+
+def test_data_parallel_degrees_are_bounded() -> None:
+    assert bounds_problems(profile(dp=70000, dp_per_node=70000)) == [
+        "profile 'llama': dp: expected at most 65536, got 70000",
+        "profile 'llama': dp_per_node: expected at most 65536, got 70000",
+    ]

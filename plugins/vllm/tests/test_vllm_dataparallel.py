@@ -179,3 +179,30 @@ def test_every_flag_of_every_data_parallel_shape_exists_in_every_release(release
         used = READER.parse(command.args).uses
         missing = sorted(option for option in used if not options.accepts(option))
         assert not missing, f"vLLM {release} has no {missing} ({mode})"
+
+
+def test_the_leader_address_on_one_node_is_its_own_or_loopback() -> None:
+    engine = engine_for(VllmEngine(VllmConfig()), "vllm")
+    prof = load_replica(replica("external", dp=2, nodes=1, gpus_per_node=2)).profile
+    for bind, expected in (("", "127.0.0.1"), ("10.0.0.9", "10.0.0.9")):
+        for dp_rank in (0, 1):
+            shard = ShardSpec(
+                profile=prof,
+                dp_rank=dp_rank,
+                http_port=8000 + dp_rank,
+                bind_addr=bind,
+                leader_port=13345,
+                gpu_indices=(dp_rank,),
+                kv_events_port=0,
+            )
+            [command] = engine.plan(shard).commands
+            f = flags(command)
+            assert (f["--data-parallel-address"], f["--data-parallel-rpc-port"]) == (expected, "13345")
+
+
+def test_the_first_release_with_the_backend_flag_uses_it() -> None:
+    (_, head), _ = commands(replica(), release="0.11.1")
+    assert flags(head)["--all2all-backend"] == "deepep_low_latency"
+    assert "VLLM_ALL2ALL_BACKEND" not in head.env
+    (_, old), _ = commands(replica(), release="0.11.0")
+    assert "--enable-expert-parallel" in flags(old)

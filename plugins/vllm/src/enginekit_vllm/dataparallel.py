@@ -76,7 +76,9 @@ def data_parallel_args(shard: ShardSpec, process: ProcessLayout) -> list[str]:
     """
     profile = shard.profile
     dial = process.dialed(DP_RPC)
-    address = dial.addr if dial is not None else (shard.leader_addr or shard.bind_addr or "127.0.0.1")
+    # The leader's address, as every other process dials it: the leader_addr the shard was
+    # given, or, on a single node, its own address or loopback (the layout's rule).
+    address = shard.leader_addr or shard.bind_addr or "127.0.0.1"
     port = dial.port if dial is not None else process.port(DP_RPC)
     args = [
         "--data-parallel-size", str(profile.data_parallel),
