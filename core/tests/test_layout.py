@@ -164,7 +164,7 @@ def test_a_shard_gets_the_slice_the_whole_replica_shows(
             rank=process.node,
             nnodes=len(given_nodes),
             dp_rank=process.dp_start,
-            leader_addr=given_nodes[0].addr if len(given_nodes) > 1 else "",
+            leader_addr=given_nodes[0].addr if len(given_nodes) > 1 or prof.data_parallel > 1 else "",
             leader_port=leader,
             http_port=process.port(HTTP) or node.http_port,
             kv_events_port=node.kv_events_port,
@@ -457,15 +457,17 @@ def test_a_tensor_and_pipeline_replica_is_data_parallel_rank_zero_on_every_node(
     assert [p.dials for p in laid.processes()][2] == (Dial(DIST_INIT, 0, "10.0.0.1", 29501),)
 
 
-def test_a_shard_alone_takes_its_leader_from_the_spec_or_its_own_address() -> None:
+def test_a_shard_alone_takes_its_leader_from_the_spec_or_loopback() -> None:
     prof = profile(tp=1, dp=2, dp_balancing="external")
     lone = ShardSpec(profile=prof, dp_rank=1, http_port=8001, bind_addr="10.9.9.9", leader_port=9000)
     process = shard_layout(lone, VLLM_LIKE)
     assert (process.index, process.port(HTTP), process.dials[0]) == (
         1,
         8001,
-        Dial("dp-rpc", 0, "10.9.9.9", 9000),
+        Dial("dp-rpc", 0, "127.0.0.1", 9000),
     )
+    given = attrs.evolve(lone, leader_addr="10.9.9.9")
+    assert shard_layout(given, VLLM_LIKE).dials[0] == Dial("dp-rpc", 0, "10.9.9.9", 9000)
     # A worker node's own address is not the leader's: it dials the leader_addr it was given.
     two = profile(tp=1, dp=2, nodes=2, gpus_per_node=1)
     worker = ShardSpec(
@@ -531,3 +533,23 @@ def test_a_nodes_process_defaults_to_the_one_hosting_rank_zero() -> None:
     laid = layout(profile(tp=1, dp=2, dp_balancing="external"), nodes(1), leader_port=9000, rules=VLLM_LIKE)
     assert laid.process(0).index == 0
     assert laid.process(0, 1).index == 1
+
+
+def test_a_shard_alone_assumes_nothing_of_another_nodes_ports() -> None:
+    # Node 1's KV port, planned alone, would clash with the leader's handshake port on node 0
+    # if node 0 were assumed to use it too; node 0's own are its own business.
+    prof = profile(tp=1, dp=4, nodes=2, gpus_per_node=2)
+    worker = ShardSpec(
+        profile=prof,
+        rank=1,
+        nnodes=2,
+        dp_rank=2,
+        leader_addr="10.0.0.1",
+        leader_port=13345,
+        kv_events_port=13344,
+    )
+    assert shard_layout(worker, VLLM_LIKE).listens == (Listener(KV_EVENTS, 13346, 2),)
+    http = attrs.evolve(
+        worker, kv_events_port=0, http_port=13345, profile=attrs.evolve(prof, dp_balancing="hybrid")
+    )
+    assert shard_layout(http, VLLM_LIKE).port(HTTP) == 13345

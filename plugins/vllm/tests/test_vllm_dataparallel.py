@@ -181,16 +181,22 @@ def test_every_flag_of_every_data_parallel_shape_exists_in_every_release(release
         assert not missing, f"vLLM {release} has no {missing} ({mode})"
 
 
-def test_the_leader_address_on_one_node_is_its_own_or_loopback() -> None:
+def test_the_leader_address_on_one_node_is_the_given_one_or_loopback() -> None:
     engine = engine_for(VllmEngine(VllmConfig()), "vllm")
     prof = load_replica(replica("external", dp=2, nodes=1, gpus_per_node=2)).profile
-    for bind, expected in (("", "127.0.0.1"), ("10.0.0.9", "10.0.0.9")):
+    # Its own listening address is not what the others dial: loopback is, unless it is given.
+    for bind, leader, expected in (
+        ("", "", "127.0.0.1"),
+        ("10.0.0.9", "", "127.0.0.1"),
+        ("", "10.0.0.9", "10.0.0.9"),
+    ):
         for dp_rank in (0, 1):
             shard = ShardSpec(
                 profile=prof,
                 dp_rank=dp_rank,
                 http_port=8000 + dp_rank,
                 bind_addr=bind,
+                leader_addr=leader,
                 leader_port=13345,
                 gpu_indices=(dp_rank,),
                 kv_events_port=0,
@@ -206,3 +212,16 @@ def test_the_first_release_with_the_backend_flag_uses_it() -> None:
     assert "VLLM_ALL2ALL_BACKEND" not in head.env
     (_, old), _ = commands(replica(), release="0.11.0")
     assert "--enable-expert-parallel" in flags(old)
+
+
+def test_only_the_first_rank_of_the_first_node_is_the_leader_and_workers_are_not_watched() -> None:
+    engine = engine_for(VllmEngine(VllmConfig()), "vllm")
+    doc = replica("external", dp=4, gpus_per_node=2)
+    doc["placement"]["gpu_indices"] = [0, 1]
+    shards = expand(load_replica(doc))
+    assert [s.is_leader() for s in shards] == [True, False, False, False]
+    # vLLM closes the handshake port once every engine joined: a watch on it would stop
+    # healthy workers, so a data-parallel worker is left to end with its engines.
+    assert [engine.plan(s).on_leader_exit for s in shards] == ["", "stops", "stops", "stops"]
+    tp_pp = ShardSpec(profile=load_replica(replica(dp=1, tp=8)).profile, rank=1, nnodes=2)
+    assert VllmEngine().leader_exit(tp_pp) == "must_be_stopped"

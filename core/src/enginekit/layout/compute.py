@@ -285,8 +285,8 @@ def shard_layout(shard: ShardSpec, rules: LayoutRules) -> ProcessLayout:
     The replica is laid out from what the shard carries (its profile, node count, node
     rank, first data-parallel rank, the leader's address and ports), so a shard planned
     alone gets the slice the whole replica's table shows. Its ``http_port`` is its own
-    process's; the other nodes are assumed to use the same base ports, and their addresses,
-    but for the leader's, are unknown here: what spans nodes is checked on the replica.
+    process's. The other nodes' ports, and their addresses but for the leader's (on one node
+    without one, loopback), are unknown here: what spans nodes is checked on the replica.
 
     :raises SpecError: the shape cannot be laid out, or ``dp_rank`` is not the first rank
         of a process on the shard's node.
@@ -294,11 +294,13 @@ def shard_layout(shard: ShardSpec, rules: LayoutRules) -> ProcessLayout:
     profile = shard.profile
     # Its index among its node's processes: only under external balancing is it not 0.
     index = shard.dp_rank - shard.rank * profile.dp_local if profile.dp_balancing == "external" else 0
+    # Only the shard's own node's ports are known here: another node's may differ, and
+    # guessing them would invent clashes on a host this shard cannot see.
     nodes = [
         NodeInput(
-            addr=(shard.leader_addr or (shard.bind_addr if shard.rank == 0 else "")) if k == 0 else "",
-            http_port=max(shard.http_port - index, 0),
-            kv_events_port=shard.kv_events_port,
+            addr=shard.leader_addr if k == 0 else "",
+            http_port=max(shard.http_port - index, 0) if k == shard.rank else 0,
+            kv_events_port=shard.kv_events_port if k == shard.rank else 0,
         )
         for k in range(shard.nnodes)
     ]

@@ -10,7 +10,7 @@ import attrs
 
 from enginekit.base.errors import SpecError
 from enginekit.base.secrets import MASK
-from enginekit.layout.compute import HTTP, layout, needs_layout, shape_problems
+from enginekit.layout.compute import HTTP, LOOPBACK, layout, needs_layout, shape_problems
 from enginekit.layout.model import API_SERVER, Layout, LayoutRules, NodeInput
 from enginekit.spec.convert import folded_names, structure
 from enginekit.spec.model import DP_BALANCING, Profile, ShardSpec
@@ -284,9 +284,13 @@ def _ranks(replica: ReplicaSpec) -> list[ShardSpec]:
     laid = layout(
         profile, _node_inputs(replica), leader_port=replica.leader_port, rules=_ANY_ENGINE, checked=False
     )
-    # Every process dials the leader's address once there is more than one process.
-    many = profile.node_count > 1 or profile.data_parallel > 1
-    leader = nodes[0].addr if many else ""
+    # Every process dials the leader's address once there is more than one process: the
+    # first node's, or on one node without an address, loopback (as the layout dials it).
+    leader = ""
+    if profile.node_count > 1:
+        leader = nodes[0].addr
+    elif profile.data_parallel > 1:
+        leader = nodes[0].addr or LOOPBACK
     specs = []
     for node_layout, node in zip(laid.nodes, nodes, strict=True):
         rank = node_layout.index

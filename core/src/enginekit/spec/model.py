@@ -231,8 +231,12 @@ class ShardSpec:
         return self.bind_addr or ALL_ADDRESSES
 
     def is_leader(self) -> bool:
-        """Whether this shard serves HTTP for the replica."""
-        return self.rank == 0
+        """Whether this shard is the replica's leader: the first node's, and the first data-parallel rank's.
+
+        The one every other shard dials. Under ``external`` balancing the first node also
+        runs a process for each of its other ranks: those dial the leader like any worker.
+        """
+        return self.rank == 0 and self.dp_rank == 0
 
     def on_mig(self) -> bool:
         """Whether the shard was given a MIG instance."""

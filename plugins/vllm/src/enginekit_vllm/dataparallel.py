@@ -77,8 +77,8 @@ def data_parallel_args(shard: ShardSpec, process: ProcessLayout) -> list[str]:
     profile = shard.profile
     dial = process.dialed(DP_RPC)
     # The leader's address, as every other process dials it: the leader_addr the shard was
-    # given, or, on a single node, its own address or loopback (the layout's rule).
-    address = shard.leader_addr or shard.bind_addr or "127.0.0.1"
+    # given, or, on a single node without one, loopback (the layout's rule).
+    address = shard.leader_addr or "127.0.0.1"
     port = dial.port if dial is not None else process.port(DP_RPC)
     args = [
         "--data-parallel-size", str(profile.data_parallel),

@@ -100,8 +100,13 @@ class VllmEngine:
 
         Under Ray, ``ray start --block`` keeps the worker node in a cluster whose head is
         gone until its own GCS timeout; either way the supervisor stops it.
+
+        Not under data parallel: what such a worker dials is the leader's handshake port
+        (``--data-parallel-rpc-port``), which vLLM closes once every engine has joined
+        (``launch_core_engines``), so watching it would stop healthy workers minutes after
+        a good start. Its engines are left to end with their connections to the leader.
         """
-        return "must_be_stopped"
+        return "stops" if shard.profile.data_parallel > 1 else "must_be_stopped"
 
     @hookimpl
     def help_command(self, command: Command) -> Command:
