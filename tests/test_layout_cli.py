@@ -94,3 +94,63 @@ def test_a_data_parallel_replica_is_refused_by_the_exports_saying_why(
         out, err = capsys.readouterr()
         assert (code, out) == (1, "")
         assert "data or expert parallel replicas are not exported yet" in err
+
+
+SIM_DP = EXAMPLES / "replicas/sim-dp.toml"
+
+
+def test_shards_writes_each_process_s_spec_for_its_node_readable_by_its_owner_only(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from enginekit.replica.spec import expand, load_replica
+    from enginekit.spec.model import dump_spec
+
+    folder = tmp_path / "out" / "shards"
+    code, out, err = _layout(capsys, str(SIM_DP), "--shards", str(folder))
+    assert code == 0
+    assert out.startswith("replica sim-dp: sim, TP 1 x PP 1 x DP 4")
+    assert err == f"enginekit: note: wrote 2 shard spec(s) to {folder}: sim-dp-0.json, sim-dp-1.json\n"
+    assert "sim-demo-key" not in out + err
+    assert folder.stat().st_mode & 0o777 == 0o700
+    for shard in expand(load_replica(SIM_DP)):
+        path = folder / f"{shard.shard_id}.json"
+        assert path.stat().st_mode & 0o777 == 0o600
+        assert json.loads(path.read_text()) == dump_spec(shard, show_secrets=True)
+    # The API server's spec holds the key run needs; the headless process's none.
+    assert json.loads((folder / "sim-dp-0.json").read_text())["api_key"] == "sim-demo-key-0123456789abcdef"
+    assert json.loads((folder / "sim-dp-1.json").read_text())["api_key"] == ""
+
+
+def test_shards_never_writes_through_a_link_nor_keeps_a_file_s_wider_mode(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "shards"
+    folder.mkdir()
+    target = tmp_path / "elsewhere.json"
+    target.write_text("untouched")
+    (folder / "sim-dp-0.json").symlink_to(target)
+    (folder / "sim-dp-1.json").write_text("old")
+    (folder / "sim-dp-1.json").chmod(0o644)
+    code, out, err = _layout(capsys, str(SIM_DP), "--shards", str(folder))
+    assert (code, out) == (1, "")
+    assert f"--shards: cannot write {str(folder / 'sim-dp-0.json')!r}" in err
+    assert target.read_text() == "untouched"
+    (folder / "sim-dp-0.json").unlink()
+    assert _layout(capsys, str(SIM_DP), "--shards", str(folder))[0] == 0
+    assert (folder / "sim-dp-1.json").stat().st_mode & 0o777 == 0o600
+    assert json.loads((folder / "sim-dp-1.json").read_text())["shard_id"] == "sim-dp-1"
+
+
+def test_shards_names_a_file_safely_whatever_the_shard_id(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    replica = tmp_path / "r.toml"
+    replica.write_text(SIM_DP.read_text().replace('replica_id = "sim-dp"', 'replica_id = ""'))
+    folder = tmp_path / "shards"
+    assert _layout(capsys, str(replica), "--shards", str(folder))[0] == 0
+    assert sorted(p.name for p in folder.iterdir()) == ["shard-0.json", "shard-1.json"]
+    unwritable = tmp_path / "file"
+    unwritable.write_text("")
+    code, _, err = _layout(capsys, str(SIM_DP), "--shards", str(unwritable / "sub"))
+    assert code == 1
+    assert "--shards: cannot make" in err

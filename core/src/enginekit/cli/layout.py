@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import os
+import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from enginekit.base.exits import EXIT_OK
 from enginekit.cli.context import Invalid, Run
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from enginekit.layout.model import Layout, ProcessLayout
     from enginekit.replica.spec import ReplicaSpec
+    from enginekit.spec.model import ShardSpec
+
+#: How a shard file is opened: never through a link, never inherited by a child.
+_WRITE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+#: A shard id that is a file name as it stands: no separator, no leading dot.
+_FILE_NAME = r"[A-Za-z0-9_][A-Za-z0-9._-]{0,200}\Z"
 
 HEADER = ("NODE", "ADDR", "PROC", "ROLE", "DP RANKS", "GPUS", "LISTENS", "DIALS")
 
@@ -24,11 +35,14 @@ def show(run: Run) -> int:
     engine = run.registry.engine(replica.profile.engine)
     try:
         laid = replica_layout(replica, engine.layout_rules)
-        problems = [problem for shard in expand(replica) for problem in engine.problems(shard)]
+        shards = expand(replica)
+        problems = [problem for shard in shards for problem in engine.problems(shard)]
     except SpecError as exc:
         raise Invalid(exc.problems) from None
     if problems:
         raise Invalid(list(dict.fromkeys(problems)))
+    if run.args.shards:
+        write_shards(Path(run.args.shards), shards, run)
     if run.args.json:
         import json
 
@@ -36,6 +50,37 @@ def show(run: Run) -> int:
     else:
         run.out.write(as_text(replica, laid))
     return EXIT_OK
+
+
+def write_shards(folder: Path, shards: Sequence[ShardSpec], run: Run) -> None:
+    """Each shard's spec as ``folder/<shard_id>.json``, readable by its owner only (it may hold the key).
+
+    A file is written through a fresh descriptor that follows no link and is made 0600
+    before anything is written, so an existing file or a planted link cannot widen who
+    reads the key.
+    """
+    import json
+
+    from enginekit.spec.model import dump_spec
+
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise Invalid([f"--shards: cannot make {str(folder)!r}: {exc.strerror}"]) from None
+    written = []
+    for i, shard in enumerate(shards):
+        name = shard.shard_id if re.match(_FILE_NAME, shard.shard_id) else f"shard-{i}"
+        path = folder / f"{name}.json"
+        text = json.dumps(dump_spec(shard, show_secrets=True), indent=2) + "\n"
+        try:
+            fd = os.open(path, _WRITE, 0o600)
+        except OSError as exc:
+            raise Invalid([f"--shards: cannot write {str(path)!r}: {exc.strerror}"]) from None
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            os.fchmod(fd, 0o600)
+            handle.write(text)
+        written.append(path.name)
+    run.error(f"wrote {len(written)} shard spec(s) to {folder}: {', '.join(written)}", kind="note")
 
 
 def as_json(replica: ReplicaSpec, laid: Layout) -> dict[str, Any]:

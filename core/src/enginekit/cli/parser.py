@@ -120,6 +120,12 @@ def _layout(parser: argparse.ArgumentParser) -> None:
         help="replica spec: a [profile] with its [placement] and [[nodes]], TOML or JSON; '-' reads stdin",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument(
+        "--shards",
+        metavar="DIR",
+        help="also write each process's shard spec to DIR/<shard_id>.json (mode 0600: an API "
+        "server's holds the key), for `enginekit run` on its node",
+    )
 
 
 def _option_table(parser: argparse.ArgumentParser) -> None:
@@ -266,7 +272,8 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         "layout:show",
         _layout,
         epilog="REPLICA is a TOML or JSON replica spec (docs/layouts.md). Every rank and port shown\n"
-        "is the one the shards are started with; each shard is checked as render checks it.\n\n"
+        "is the one the shards are started with; each shard is checked as render checks it.\n"
+        "With --shards, each node's agent starts its shards with `enginekit run DIR/<id>.json`.\n\n"
         "exit status: 0 shown; 1 the replica cannot be laid out or a shard is invalid (every\n"
         "problem listed); 2 unusable input, or an engine that is not available here.",
     ),

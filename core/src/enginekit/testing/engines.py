@@ -59,7 +59,14 @@ def check_engine(plugin: object, shard: ShardSpec, gpus: Sequence[GPUInfo] = ())
     for path in (engine.health_path(), engine.metrics_path()):
         assert path.startswith("/"), path
     assert engine.serves_http(shard) in (True, False)
-    if shard.is_multi_node() and not shard.is_leader():
+    if shard.profile.data_parallel > 1:
+        # Under data parallel the layout names the API servers: the leader alone (internal
+        # balancing), every node's (hybrid) or every rank's (external).
+        from enginekit.layout.model import API_SERVER
+
+        serves = engine.layout(shard).role == API_SERVER
+        assert engine.serves_http(shard) is serves, "the layout's API servers serve HTTP, and only they"
+    elif shard.is_multi_node() and not shard.is_leader():
         assert engine.serves_http(shard) is False, "only the leader serves HTTP"
     return commands
 

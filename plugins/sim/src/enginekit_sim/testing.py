@@ -171,7 +171,11 @@ class KVSubscriber:
     a publisher drops what it sends before the subscription arrives.
     """
 
-    def __init__(self, topic: str = "") -> None:
+    def __init__(self, topic: str = "", port: int = 0) -> None:
+        """Bind on ``port`` of loopback, or on a free one when it is 0.
+
+        :raises zmq.ZMQError: ``port`` is taken.
+        """
         import zmq
 
         self._unpackb: Callable[..., Any] = __import__("msgpack").unpackb
@@ -179,7 +183,11 @@ class KVSubscriber:
         self.socket = self._context.socket(zmq.SUB)
         self.socket.setsockopt(zmq.LINGER, 0)
         self.socket.setsockopt_string(zmq.SUBSCRIBE, topic)
-        self.port = self.socket.bind_to_random_port("tcp://127.0.0.1")
+        if port:
+            self.socket.bind(f"tcp://127.0.0.1:{port}")
+            self.port = port
+        else:
+            self.port = self.socket.bind_to_random_port("tcp://127.0.0.1")
         self._received: queue.Queue[tuple[bytes, int, Any]] = queue.Queue()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._receive_loop, name="kv-subscriber", daemon=True)

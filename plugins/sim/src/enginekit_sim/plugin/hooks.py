@@ -14,9 +14,21 @@ from enginekit_sim.plugin.config import SimConfig
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from enginekit.plugin import Command, EnginePolicy, GPUInfo, ParsedArgs, Profile, ShardSpec
+    from enginekit.plugin import (
+        Command,
+        EnginePolicy,
+        GPUInfo,
+        LayoutRules,
+        ParsedArgs,
+        ProcessLayout,
+        Profile,
+        ShardSpec,
+    )
 
 MODULE = "enginekit_sim"
+#: The data-parallel leader's one port, vLLM's ``--data-parallel-rpc-port``: every other
+#: process of the replica joins there.
+DP_RPC = "dp-rpc"
 MIB = 1024 * 1024
 DEFAULT_CONFIG = SimConfig()
 
@@ -49,6 +61,30 @@ class SimEngine:
         return self._policy
 
     @hookimpl
+    def layout_rules(self) -> LayoutRules:
+        """vLLM's layouts: every balancing mode, expert parallel, KV-event ports moved by the rank.
+
+        Any all-to-all backend name is taken: the simulator moves no experts, and a vLLM
+        profile's backend runs here unchanged.
+        """
+        from enginekit.plugin import LayoutRules
+
+        return LayoutRules(
+            balancing=frozenset({"internal", "hybrid", "external"}),
+            expert_parallel=True,
+            coordination=(DP_RPC,),
+            kv_events_per_rank=True,
+        )
+
+    def _process(self, shard: ShardSpec) -> ProcessLayout | None:
+        """The shard's process in its replica's layout under data parallel; None without."""
+        if shard.profile.data_parallel == 1:
+            return None
+        from enginekit.plugin import shard_layout
+
+        return shard_layout(shard, self.layout_rules())
+
+    @hookimpl
     def validate(self, profile: Profile, gpus: Sequence[GPUInfo], args: ParsedArgs) -> list[str]:
         """Refuse values of pass-through arguments the simulator would refuse at start."""
         from enginekit_sim.plugin import flags
@@ -58,11 +94,12 @@ class SimEngine:
     @hookimpl
     def commands(self, shard: ShardSpec) -> list[Command]:
         """One process per shard: the leader serves HTTP, every other rank joins it headless."""
-        from enginekit.plugin import CommandBuilder
+        from enginekit.plugin import API_SERVER, CommandBuilder
 
         from enginekit_sim.commandline import API_KEY_ENV, CPU_FALLBACK_ENV
 
         profile, config = shard.profile, self.config
+        process = self._process(shard)
         args = [*self._start("serve", profile.model_path), "--served-model-name", profile.model_name()]
         args += [
             "--tensor-parallel-size",
@@ -70,13 +107,19 @@ class SimEngine:
             "--pipeline-parallel-size",
             str(profile.pipeline_degree),
         ]
-        if shard.is_leader():
+        if self.serves_http(shard):
             args += ["--host", shard.host(), "--port", str(shard.http_port)]
-        if shard.is_multi_node():
+        if process is not None:
+            args += _data_parallel_args(shard, process)
+        elif shard.is_multi_node():
             args += ["--nnodes", str(shard.nnodes), "--node-rank", str(shard.rank)]
             args += ["--master-addr", shard.leader_addr, "--master-port", str(shard.leader_port)]
             if not shard.is_leader():
                 args.append("--headless")
+        if profile.expert_parallel:
+            args.append("--enable-expert-parallel")
+            if profile.all2all:
+                args += ["--all2all-backend", profile.all2all]
         if profile.adapters:
             # Every rank gets them: a real group's members must agree on the LoRA config.
             args += [
@@ -85,7 +128,9 @@ class SimEngine:
                 *(_lora_module(a.name, a.path) for a in profile.adapters),
                 *("--max-loras", str(len(profile.adapters))),
             ]
-        if profile.kv_events and shard.kv_events_port and shard.is_leader():
+        # Every process hosting ranks publishes its own (each rank on the port plus its
+        # rank); without data parallel only the leader schedules, so only it does.
+        if profile.kv_events and shard.kv_events_port and (process is not None or shard.is_leader()):
             args += ["--kv-events-config", self._kv_events(shard)]
         if shard.threads:
             args += ["--threads", str(shard.threads)]
@@ -114,14 +159,19 @@ class SimEngine:
                 "the cpu-fallback fault is injected: the device listing, run in this environment, "
                 "reports no GPU, as an engine that silently fell back to the CPU would",
             )
-        name = (
-            "sim"
-            if not shard.is_multi_node()
-            else "sim-leader"
-            if shard.is_leader()
-            else f"sim-worker-{shard.rank}"
-        )
-        waits = shard.is_multi_node() and not shard.is_leader()
+        if process is not None:
+            name = "sim" if process.role == API_SERVER else "sim-headless"
+            # Every process but the leader's joins it: it waits for the leader's port.
+            waits = bool(process.dials)
+        else:
+            name = (
+                "sim"
+                if not shard.is_multi_node()
+                else "sim-leader"
+                if shard.is_leader()
+                else f"sim-worker-{shard.rank}"
+            )
+            waits = shard.is_multi_node() and not shard.is_leader()
         return [build.command(config.python, args, name=name, wait_for_leader_port=waits)]
 
     def _kv_cache_size(self, shard: ShardSpec) -> tuple[str, str]:
@@ -173,13 +223,25 @@ class SimEngine:
 
     @hookimpl
     def serves_http(self, shard: ShardSpec) -> bool:
-        """Only the leader answers the API, as in a real multi-node replica."""
+        """Only the leader answers the API, as in a real multi-node replica.
+
+        Under data parallel, every API server of the layout: the leader alone (internal
+        balancing), every node's (hybrid) or every rank's (external), as vLLM's.
+        """
+        process = self._process(shard)
+        if process is not None:
+            from enginekit.plugin import API_SERVER
+
+            return process.role == API_SERVER
         return shard.is_leader()
 
     @hookimpl
     def notes(self, shard: ShardSpec) -> list[str]:
         """What differs from a real engine, and what the simulator still exposes."""
         notes = ["simulated engine: no model is loaded; answers are synthetic text, deterministic per seed"]
+        process = self._process(shard)
+        if process is not None:
+            return notes + _data_parallel_notes(shard, process) + self._fault_notes(shard)
         if not shard.is_leader():
             notes.append(
                 f"rank {shard.rank} serves no HTTP: it joins the leader at {shard.leader_addr}:"
@@ -255,3 +317,63 @@ def _lora_module(name: str, path: str) -> str:
     if "," in path:
         return json.dumps({"name": name, "path": path}, separators=(",", ":"))
     return f"{name}={path}"
+
+
+def _data_parallel_args(shard: ShardSpec, process: ProcessLayout) -> list[str]:
+    """vLLM's data-parallel flags for ``process``, every rank and port from the layout.
+
+    As the vLLM plugin writes them, so a vLLM profile's layout runs here unchanged: the
+    leader is never given a start rank, hybrid balancing is said on every node, and under
+    external balancing the rank says it all.
+    """
+    from enginekit.plugin import HEADLESS
+
+    dial = process.dialed(DP_RPC)
+    port = dial.port if dial is not None else process.port(DP_RPC)
+    args = [
+        "--data-parallel-size", str(shard.profile.data_parallel),
+        "--data-parallel-address", shard.leader_addr or "127.0.0.1",
+        "--data-parallel-rpc-port", str(port),
+    ]  # fmt: skip
+    mode = shard.profile.dp_balancing
+    if mode == "external":
+        return [*args, "--data-parallel-external-lb", "--data-parallel-rank", str(process.dp_start)]
+    args += ["--data-parallel-size-local", str(len(process.dp_ranks))]
+    if mode == "hybrid":
+        return [*args, "--data-parallel-hybrid-lb", "--data-parallel-start-rank", str(process.dp_start)]
+    if process.role == HEADLESS:
+        return [*args, "--headless", "--data-parallel-start-rank", str(process.dp_start)]
+    return args
+
+
+def _data_parallel_notes(shard: ShardSpec, process: ProcessLayout) -> list[str]:
+    """Where the process's ranks are served from, and when it is ready."""
+    from enginekit.plugin import API_SERVER
+
+    profile = shard.profile
+    ranks = process.dp_ranks
+    hosted = f"ranks {ranks[0]}-{ranks[-1]}" if len(ranks) > 1 else f"rank {ranks[0]}"
+    dial = process.dialed(DP_RPC)
+    joins = (
+        f"listens for the other processes' joins on {DP_RPC} port {process.port(DP_RPC)}"
+        if dial is None
+        else f"joins the leader at {dial.addr or '?'}:{dial.port} and exits when it goes"
+    )
+    notes = [
+        f"hosts data-parallel {hosted} of {profile.data_parallel} ({profile.dp_balancing} balancing); {joins}"
+    ]
+    if process.role != API_SERVER:
+        notes.append("serves no HTTP: the leader's API server sends its ranks their requests")
+    else:
+        fronted = "every rank" if profile.dp_balancing == "internal" else "its own rank(s)"
+        notes.append(
+            f"API server for {fronted}: requests go to the rank with the fewest waiting (x4) and "
+            f"running requests, as vLLM's; ready only when all {profile.data_parallel} ranks have "
+            f"joined and loaded, unhealthy for good if a process leaves"
+        )
+    if profile.kv_events and shard.kv_events_port:
+        notes.append(
+            f"KV-cache events: each rank to tcp://127.0.0.1:{shard.kv_events_port} plus its rank "
+            f"(ports {shard.kv_events_port + ranks[0]}-{shard.kv_events_port + ranks[-1]})"
+        )
+    return notes

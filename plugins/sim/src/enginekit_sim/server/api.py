@@ -7,37 +7,40 @@ import hmac
 import json
 import time
 from contextlib import aclosing
+from typing import TYPE_CHECKING
 
 from enginekit_sim import __version__
 from enginekit_sim.server import openai
 from enginekit_sim.server.core import EngineCore
 from enginekit_sim.server.http import Handler, HttpServer, Outcome, Reply, Request, Stream
 from enginekit_sim.server.jobs import READY, EngineDead
-from enginekit_sim.server.settings import KVEvents
+
+if TYPE_CHECKING:
+    from enginekit_sim.server.dataparallel import Front
 
 #: vLLM's guarded prefixes: everything else (/health, /metrics, /version) stays open.
 GUARDED = ("/v1", "/v2", "/inference", "/cohere")
 
 
-def kv_event_sources(config: KVEvents | None, rank: int) -> dict[str, dict[str, object]]:
-    """vLLM's ``/kv_event_sources``: each data-parallel rank's ``KVEventsConfig``, all its fields.
+def kv_event_sources(endpoints: dict[int, str], topic: str) -> dict[str, dict[str, object]]:
+    """vLLM's ``/kv_event_sources``: the ``KVEventsConfig`` of each rank an API server fronts, by rank.
 
-    The fields the sim has no setting for carry vLLM 0.32's defaults, as recorded in
-    tests/data/vllm-0.32.0/endpoints.json; without KV events there is no source.
+    Each endpoint is the rank's own, as its publisher resolved it (the configured port
+    plus the rank). The fields the sim has no setting for carry vLLM 0.32's defaults, as
+    recorded in tests/data/vllm-0.32.0/endpoints.json; without KV events there is none.
     """
-    if config is None:
-        return {}
     return {
         str(rank): {
             "enable_kv_cache_events": True,
             "publisher": "zmq",
-            "endpoint": config.endpoint,
+            "endpoint": endpoint,
             "replay_endpoint": None,
             "buffer_steps": 10000,
             "hwm": 100000,
             "max_queue_size": 100000,
-            "topic": config.topic,
+            "topic": topic,
         }
+        for rank, endpoint in sorted(endpoints.items())
     }
 
 
@@ -62,7 +65,8 @@ class Api:
     requests to a zero-latency model never make one.
     """
 
-    def __init__(self, engine: EngineCore) -> None:
+    def __init__(self, engine: EngineCore | Front) -> None:
+        # One engine core, or the ranks an API server fronts under data parallel.
         self.engine = engine
         self.created = int(time.time())
         self._ids = 0
@@ -156,8 +160,8 @@ class Api:
         return _json({"server_load": 0})
 
     def kv_event_sources(self, request: Request) -> Reply:
-        publisher = self.engine.publisher
-        return _json(kv_event_sources(self.engine.settings.kv_events, publisher.rank if publisher else 0))
+        config = self.engine.settings.kv_events
+        return _json(kv_event_sources(self.engine.event_endpoints(), config.topic if config else ""))
 
     def metrics(self, request: Request) -> Reply:
         return Reply(200, self.engine.metrics.render().encode(), _METRICS_TYPE)

@@ -15,10 +15,11 @@ from enginekit_sim.commandline import API_KEY_ENV
 from enginekit_sim.server.api import Api
 from enginekit_sim.server.cluster import Leader, run_worker
 from enginekit_sim.server.core import EngineCore
+from enginekit_sim.server.dataparallel import Front, Group, RemoteRank, serve_member
 from enginekit_sim.server.jobs import die
 from enginekit_sim.server.metrics import Gauge
 from enginekit_sim.server.publisher import Publisher
-from enginekit_sim.server.settings import Settings, StartupError, settings_from
+from enginekit_sim.server.settings import INTERNAL, DataParallel, Settings, StartupError, settings_from
 
 
 def _settle(future: asyncio.Future[Any], value: Any) -> None:
@@ -43,9 +44,16 @@ def serve(args: argparse.Namespace) -> int:
     if exit_fault is not None:
         _say(f"injected exit-at-start; exiting with {exit_fault.code}")
         return exit_fault.code
-    role = "worker" if settings.nnodes > 1 and settings.rank > 0 else "leader"
+    dp = settings.dp
+    if dp is not None:
+        role = "API server" if dp.serves else "headless process"
+        ranks = f"{dp.ranks[0]}-{dp.ranks[-1]}"
+        where = f"{role} of data-parallel ranks {ranks} of {dp.size} ({dp.mode} balancing)"
+    else:
+        role = "worker" if settings.nnodes > 1 and settings.rank > 0 else "leader"
+        where = f"{role} rank {settings.rank} of {settings.nnodes}"
     _say(
-        f"{role} rank {settings.rank} of {settings.nnodes}: model {settings.model!r} as "
+        f"{where}: model {settings.model!r} as "
         f"{settings.served_name!r}, TP {settings.tp} x PP {settings.pp}, "
         f"devices {','.join(settings.devices) or 'none (CPU)'}"
     )
@@ -61,6 +69,8 @@ async def _main(settings: Settings) -> int:
         loop.add_signal_handler(sig, _settle, stop, 0)
     if settings.threads > 0:
         loop.set_default_executor(concurrent.futures.ThreadPoolExecutor(max_workers=settings.threads))
+    if settings.dp is not None:
+        return await _data_parallel(settings, settings.dp, stop)
     if settings.nnodes > 1 and settings.rank > 0:
         return await _worker(settings, stop)
     return await _leader(settings, stop)
@@ -163,3 +173,87 @@ async def _leader(settings: Settings, stop: asyncio.Future[int]) -> int:
     if publisher is not None:
         publisher.close()
     return code
+
+
+async def _data_parallel(settings: Settings, dp: DataParallel, stop: asyncio.Future[int]) -> int:
+    """One process of a data-parallel replica: its ranks, the group, and its API server if it has one."""
+    loop = asyncio.get_running_loop()
+    cores = {
+        rank: EngineCore(
+            settings, Publisher(settings.kv_events, rank) if settings.kv_events is not None else None, rank
+        )
+        for rank in dp.ranks
+    }
+    for rank, core in cores.items():
+        core.metrics.info = {
+            "dp_rank": str(rank),
+            "dp_size": str(dp.size),
+            "balancing": dp.mode,
+            "tp": str(settings.tp),
+            "pp": str(settings.pp),
+            "devices": ",".join(settings.devices),
+            "kv_events": core.publisher.endpoint if core.publisher is not None else "",
+        }
+    front: Front | None = None
+
+    def ready() -> None:
+        if front is not None:
+            front.set_ready()
+        else:
+            for core in cores.values():
+                core.set_ready()
+
+    def broken(reason: str) -> None:
+        if front is not None:
+            front.set_broken(reason)
+        else:  # a headless process has nothing left to serve: it exits, as its engine would
+            _say(f"unhealthy: {reason}")
+            _settle(stop, 1)
+
+    group = Group(settings, dp, ready, broken) if dp.leader else None
+    remote = {}
+    if group is not None and dp.mode == INTERNAL:
+        remote = {rank: RemoteRank(rank, group) for rank in dp.fronted if rank not in cores}
+    if dp.serves:
+        front = Front(settings, cores, remote, group)
+    server = Api(front).server() if front is not None else None
+    try:
+        if group is not None:
+            await group.start()
+        if server is not None:
+            await server.start(settings.host or None, settings.port)
+    except OSError as exc:
+        _say(f"error: cannot listen: {exc}")
+        await _close(group, server, cores)
+        return 1
+    listening = [f"API on {settings.host or '*'}:{settings.port}"] if server is not None else []
+    if group is not None:
+        listening.append(f"data-parallel joins at {dp.address}:{dp.rpc_port}")
+    if listening:
+        _say("listening: " + ", ".join(listening))
+    loaded: asyncio.Future[None] = loop.create_future()
+    member = None
+    if group is not None:
+        loaded.add_done_callback(lambda _: group.set_loaded())
+    else:
+        member = asyncio.ensure_future(serve_member(settings, dp, cores, loaded, ready, broken))
+    _load(settings, loaded)
+    _settled()
+    waits: set[asyncio.Future[Any]] = {stop} if member is None else {stop, member}
+    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    code = stop.result() if stop.done() else member.result() if member is not None else 0
+    if member is not None and not member.done():
+        member.cancel()
+    _say("shutting down")
+    await _close(group, server, cores)
+    return code
+
+
+async def _close(group: Group | None, server: Any, cores: dict[int, EngineCore]) -> None:
+    if group is not None:
+        await group.close()
+    if server is not None:
+        await server.close()
+    for core in cores.values():
+        if core.publisher is not None:
+            core.publisher.close()

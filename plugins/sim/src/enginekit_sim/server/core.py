@@ -23,8 +23,10 @@ _now = time.monotonic
 class EngineCore:
     """The state a leader's HTTP handlers share."""
 
-    def __init__(self, settings: Settings, publisher: Publisher | None = None) -> None:
+    def __init__(self, settings: Settings, publisher: Publisher | None = None, rank: int = 0) -> None:
         self.settings = settings
+        #: Its data-parallel rank: the ``engine`` label of its metrics, the rank of its events.
+        self.rank = rank
         self.state = STARTING
         self.reason = "loading the model"
         self.ready_at = 0.0
@@ -34,7 +36,7 @@ class EngineCore:
         #: slot to the first of them.
         self._waiting: collections.deque[asyncio.Future[None]] = collections.deque()
         self._crash_after = settings.fault("crash-after-requests")
-        self.metrics = Metrics(settings.served_name, settings.max_model_len, lambda: self.running)
+        self.metrics = Metrics(settings.served_name, settings.max_model_len, lambda: self.running, rank)
         self.publisher = publisher
         self.cache = PrefixCache(
             settings.block_size, settings.num_blocks, publisher.publish if publisher is not None else None
@@ -61,6 +63,14 @@ class EngineCore:
         if self.state != BROKEN:
             print(f"enginekit-sim: unhealthy: {reason}", file=sys.stderr, flush=True)
         self.state, self.reason = BROKEN, reason
+
+    def event_endpoints(self) -> dict[int, str]:
+        """Where its KV-cache events go, by its rank: none without a publisher."""
+        return {self.rank: self.publisher.endpoint} if self.publisher is not None else {}
+
+    def load(self) -> int:
+        """How busy it is, as vLLM's front end scores an engine: four per waiting request, one per running."""
+        return 4 * self.metrics.waiting_count + self.running
 
     def healthy(self) -> bool:
         """Whether ``/health`` answers 200 now (a flapping fault turns every other period off)."""

@@ -141,8 +141,11 @@ class Histogram:
 class Metrics:
     """The simulator's metrics: scheduler gauges, token counters, latency histograms."""
 
-    def __init__(self, model_name: str, max_model_len: int, running: Callable[[], float]) -> None:
-        self.labels = f'model_name="{escape(model_name)}",engine="0"'
+    def __init__(
+        self, model_name: str, max_model_len: int, running: Callable[[], float], engine: int = 0
+    ) -> None:
+        # ``engine`` is the data-parallel rank, as vLLM labels each engine core's series.
+        self.labels = f'model_name="{escape(model_name)}",engine="{engine}"'
         self.waiting_count = 0
         self.kv_usage: Callable[[], float] = lambda: 0.0
         self.running = Gauge(
@@ -216,3 +219,23 @@ class Metrics:
                 f"# TYPE enginekit_sim_info gauge\nenginekit_sim_info{{{self.labels},{info}}} 1.0\n"
             )
         return "".join(parts)
+
+
+def merge(expositions: list[str]) -> str:
+    """Several engines' expositions as one: each family's HELP and TYPE once, then every engine's samples.
+
+    vLLM's API server in front of several data-parallel ranks serves one exposition with
+    a series per engine (the ``engine`` label); a family's header may appear only once.
+    """
+    families: dict[str, list[str]] = {}
+    for text in expositions:
+        name = ""
+        for line in text.splitlines():
+            if line.startswith(("# HELP ", "# TYPE ")):
+                name = line.split(" ", 3)[2]
+                lines = families.setdefault(name, [])
+                if line not in lines:
+                    lines.append(line)
+            elif line:
+                families.setdefault(name, []).append(line)
+    return "".join(line + "\n" for lines in families.values() for line in lines)

@@ -54,12 +54,30 @@ def binds(endpoint: str) -> bool:
     return "*" in endpoint or "::" in endpoint or endpoint.startswith(("ipc://", "inproc://"))
 
 
+def offset_endpoint(endpoint: str, rank: int) -> str:
+    """vLLM's ``offset_endpoint_port``: each data-parallel rank publishes on the port plus its rank.
+
+    ``inproc`` endpoints get a ``_dp<rank>`` suffix instead; a tcp port of 0 is the OS's,
+    and rank 0 keeps the endpoint as given.
+    """
+    if not endpoint or rank == 0:
+        return endpoint
+    if "inproc" in endpoint:
+        return f"{endpoint}_dp{rank}"
+    head, colon, port = endpoint.rpartition(":")
+    if "tcp" not in endpoint or not colon or not port.isdigit() or int(port) == 0:
+        return endpoint
+    return f"{head}:{int(port) + rank}"
+
+
 class Publisher:
     """Collects events and sends them as one batch per loop turn, like one batch per engine step."""
 
     def __init__(self, config: KVEvents, rank: int = 0) -> None:
         self.config = config
         self.rank = rank
+        #: Where it publishes: the configured endpoint moved by its data-parallel rank.
+        self.endpoint = offset_endpoint(config.endpoint, rank)
         self.sent = 0
         self.dropped = 0
         self._pack = _packer()
@@ -69,10 +87,10 @@ class Publisher:
         self._socket = self._context.socket(zmq.PUB)
         self._socket.setsockopt(zmq.SNDHWM, 100_000)
         self._socket.setsockopt(zmq.LINGER, 0)
-        if binds(config.endpoint):
-            self._socket.bind(config.endpoint)
+        if binds(self.endpoint):
+            self._socket.bind(self.endpoint)
         else:
-            self._socket.connect(config.endpoint)
+            self._socket.connect(self.endpoint)
 
     def publish(self, events: list[Event]) -> None:
         """Queue ``events``; the batch goes out when the current loop turn ends."""

@@ -67,6 +67,42 @@ class KVEvents:
     fmt: str = "map"
 
 
+#: vLLM's data-parallel balancing modes, by the flag that chooses each (none: internal).
+INTERNAL, HYBRID, EXTERNAL = "internal", "hybrid", "external"
+#: The most data-parallel ranks a replica may have: the core's ``MAX_PARALLEL``.
+MAX_DATA_PARALLEL = 65536
+
+
+@dataclass(frozen=True)
+class DataParallel:
+    """This process's place in a data-parallel replica, read from vLLM's flags (vLLM's numbering).
+
+    The process hosting rank 0 is the leader: it listens on ``address:rpc_port`` and every
+    other process of the replica joins it there.
+    """
+
+    size: int
+    #: The ranks this process hosts, in order.
+    ranks: tuple[int, ...]
+    mode: str
+    address: str
+    rpc_port: int
+    #: Whether this process serves the API (not ``--headless``).
+    serves: bool
+
+    @property
+    def leader(self) -> bool:
+        """Whether this process hosts rank 0: the one every other process joins."""
+        return self.ranks[0] == 0
+
+    @property
+    def fronted(self) -> tuple[int, ...]:
+        """The ranks this process's API server spreads requests over: vLLM's rule per mode."""
+        if not self.serves:
+            return ()
+        return tuple(range(self.size)) if self.mode == INTERNAL else self.ranks
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything the server runs with, resolved from arguments and environment."""
@@ -106,6 +142,8 @@ class Settings:
     #: How ``num_blocks`` was worked out from ``--kv-cache-memory-bytes``, said at start;
     #: empty when the blocks were given.
     kv_cache_note: str = ""
+    #: Its place in a data-parallel replica; None without data parallel.
+    dp: DataParallel | None = None
 
     @property
     def served_name(self) -> str:
@@ -133,8 +171,9 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Setti
     world = args.tensor_parallel_size * args.pipeline_parallel_size
     if args.nnodes >= 1 and world % args.nnodes:
         problems.append(f"--nnodes {args.nnodes} must divide the world size TP x PP = {world}")
+    dp = _data_parallel(args, problems)
     devices = tuple(visible_devices(environ))
-    per_node = world // max(args.nnodes, 1)
+    per_node = world // max(args.nnodes, 1) * (len(dp.ranks) if dp is not None else 1)
     # vLLM refuses a world larger than the GPUs it sees; a CPU shard (no devices) runs anyway.
     if devices and len(devices) < per_node:
         problems.append(
@@ -183,6 +222,70 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Setti
         api_key=environ.get(API_KEY_ENV, ""),
         faults=faults,
         kv_cache_note=kv_cache_note,
+        dp=dp,
+    )
+
+
+def _data_parallel(args: argparse.Namespace, problems: list[str]) -> DataParallel | None:
+    """The data-parallel flags read as vLLM reads them, refused where vLLM would refuse them.
+
+    Under external balancing ``--data-parallel-rank`` names the one rank; otherwise the
+    process hosts ``--data-parallel-size-local`` ranks (all of them when not given) from
+    ``--data-parallel-start-rank``.
+    """
+    size = args.data_parallel_size
+    if not 1 <= size <= MAX_DATA_PARALLEL:
+        problems.append(f"--data-parallel-size must be in 1..{MAX_DATA_PARALLEL}, got {size}")
+        return None
+    if args.data_parallel_hybrid_lb and args.data_parallel_external_lb:
+        problems.append("--data-parallel-hybrid-lb and --data-parallel-external-lb cannot both be set")
+        return None
+    mode = INTERNAL
+    if args.data_parallel_hybrid_lb or args.data_parallel_external_lb:
+        mode = HYBRID if args.data_parallel_hybrid_lb else EXTERNAL
+    if size == 1:
+        if mode != INTERNAL or args.data_parallel_rank is not None:
+            problems.append("load balancing between data-parallel ranks needs --data-parallel-size above 1")
+        return None
+    if args.nnodes > 1:
+        # vLLM's multi-node data parallel runs one process per node; a rank spanning nodes
+        # is tensor/pipeline parallel over them, which the simulator's join does not mix in.
+        problems.append("--nnodes above 1 with --data-parallel-size: a data-parallel rank must fit one node")
+    if mode == EXTERNAL or (args.data_parallel_rank is not None and mode == INTERNAL):
+        rank = args.data_parallel_rank
+        if rank is None:
+            problems.append("--data-parallel-external-lb needs --data-parallel-rank")
+            return None
+        mode = EXTERNAL  # vLLM: a rank given alone is external balancing
+        ranks: tuple[int, ...] = (rank,)
+    else:
+        local = size if args.data_parallel_size_local is None else args.data_parallel_size_local
+        start = args.data_parallel_start_rank
+        ranks = tuple(range(start, start + local))
+        if local < 1:
+            problems.append(f"--data-parallel-size-local must be at least 1, got {local}")
+            return None
+    if not 0 <= ranks[0] <= ranks[-1] < size:
+        problems.append(f"data-parallel ranks {ranks[0]}..{ranks[-1]} are not within 0..{size - 1}")
+    serves = not args.headless
+    if mode != INTERNAL and not serves:
+        problems.append(f"--headless: under {mode} balancing every process serves its own ranks' API")
+    if mode == INTERNAL and serves and ranks[0] != 0:
+        problems.append(
+            "an API server under internal balancing fronts every rank from the process of rank 0: "
+            "give the others --headless"
+        )
+    if mode == INTERNAL and not serves and ranks[0] == 0:
+        problems.append("--headless on the process of rank 0: under internal balancing it serves the API")
+    if not 1 <= args.data_parallel_rpc_port <= 65535:
+        problems.append(f"--data-parallel-rpc-port must be in 1..65535, got {args.data_parallel_rpc_port}")
+    return DataParallel(
+        size=size,
+        ranks=ranks,
+        mode=mode,
+        address=args.data_parallel_address,
+        rpc_port=args.data_parallel_rpc_port,
+        serves=serves,
     )
 
 
