@@ -71,6 +71,7 @@ TARGETS: tuple[Target, ...] = (
         "src/enginekit/placement/env.py",
         ("tests/test_ncclenv.py", "tests/test_placement_rules_pinned.py"),
     ),
+    Target("core.nvshmem", "core", "src/enginekit/placement/nvshmem.py", ("tests/test_nvshmem.py",)),
     Target(
         "core.envpolicy",
         "core",

@@ -32,6 +32,7 @@ SHELL = "a shell or another interpreter"
 PYTHON = "the Python interpreter"
 CUDA = "CUDA or its compilers"
 NCCL = "NCCL would"
+NVSHMEM = "NVSHMEM or DeepEP would"
 MPI = "MPI would"
 TORCH = "PyTorch, Triton or a JIT compiler"
 TORCH_NCCL_DUMP = "PyTorch would dump NCCL traces as root"
@@ -144,6 +145,17 @@ EXACT: tuple[tuple[str, str, str], ...] = (
     ("UCX_MODULE_DIR", NCCL, "UCX loads transport modules from the directory it names"),
     ("NVSHMEM_BOOTSTRAP_PLUGIN", NCCL, "NVSHMEM loads the bootstrap plugin library it names"),
     ("NIXL_PLUGIN_DIR", NCCL, "NIXL loads transfer backends from the directory it names"),
+    # NVSHMEM and DeepEP, which expert parallel across nodes runs on
+    *(
+        (f"NVSHMEM_BOOTSTRAP_{kind}_PLUGIN", NVSHMEM, f"NVSHMEM loads its {kind} bootstrap plugin from the path it names")
+        for kind in ("MPI", "SHMEM", "PMI", "PMI2", "PMIX", "UID")
+    ),
+    ("NVSHMEM_CUDA_PATH", NVSHMEM, "NVSHMEM loads libcuda.so from the directory it names"),
+    ("NVSHMEM_DEBUG_FILE", NVSHMEM, "NVSHMEM writes its debug log to the file it names"),
+    ("EP_JIT_NVCC_COMPILER", NVSHMEM, "DeepEP compiles its kernels with the program it names"),
+    ("EP_JIT_CACHE_DIR", NVSHMEM, "DeepEP loads compiled kernels from the directory it names"),
+    ("EP_NCCL_ROOT_DIR", NVSHMEM, "DeepEP builds against and loads the NCCL it names"),
+    ("EP_NVSHMEM_ROOT_DIR", NVSHMEM, "DeepEP builds against and loads the NVSHMEM it names"),
     # PyTorch, Triton and the compilers they run
     ("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", TORCH, "torch.load unpickles checkpoints fully: a model file runs code"),
     ("TORCHINDUCTOR_CACHE_DIR", TORCH, _KERNEL_CACHE),

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from enginekit.placement.builder import CommandBuilder, host_port, is_ip, leader_endpoint, node_ip
     from enginekit.placement.env import TUNABLE, placement_env, visible_devices
     from enginekit.placement.launcher import FileArg, launcher_args
+    from enginekit.placement.nvshmem import nvshmem_env
     from enginekit.platform.api import API_VERSION
     from enginekit.platform.hookspecs import (
         DEFAULT_HEALTH_PATH,
@@ -149,6 +150,7 @@ _EXPORTS = {
     "managed_option_problems": "enginekit.policy.args",
     "newest_at_or_below": "enginekit.base.versions",
     "node_ip": "enginekit.placement.builder",
+    "nvshmem_env": "enginekit.placement.nvshmem",
     "parse_version": "enginekit.base.versions",
     "placement_env": "enginekit.placement.env",
     "positional_problems": "enginekit.policy.args",
@@ -220,6 +222,7 @@ __all__ = [
     "merge_release",
     "newest_at_or_below",
     "node_ip",
+    "nvshmem_env",
     "option_document",
     "parse_version",
     "placement_env",

@@ -225,3 +225,35 @@ def test_only_the_first_rank_of_the_first_node_is_the_leader_and_workers_are_not
     assert [engine.plan(s).on_leader_exit for s in shards] == ["", "stops", "stops", "stops"]
     tp_pp = ShardSpec(profile=load_replica(replica(dp=1, tp=8)).profile, rank=1, nnodes=2)
     assert VllmEngine().leader_exit(tp_pp) == "must_be_stopped"
+
+
+NVSHMEM = {
+    "NVSHMEM_HCA_LIST": "mlx5_0:1,mlx5_1:1",
+    "NVSHMEM_IB_ENABLE_IBGDA": "1",
+    "NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME": "eth0",
+}
+
+
+@pytest.mark.parametrize("backend", ["deepep_low_latency", "deepep_high_throughput", "pplx"])
+def test_an_nvshmem_backend_across_nodes_gets_nvshmem_s_fabric_settings_on_every_node(backend: str) -> None:
+    release = "0.16.0" if backend == "pplx" else "0.34.0"
+    for _, command in commands(replica(all2all=backend), release=release):
+        assert {k: v for k, v in command.env.items() if k.startswith("NVSHMEM_")} == NVSHMEM
+        assert command.why["NVSHMEM_HCA_LIST"].startswith(f"vLLM's {backend} all-to-all: ")
+
+
+def test_a_backend_without_nvshmem_or_one_node_gets_none() -> None:
+    for backend in ("deepep_v2", "allgather_reducescatter", ""):
+        for _, command in commands(replica(all2all=backend)):
+            assert not [k for k in command.env if k.startswith("NVSHMEM_")], backend
+    doc = replica(dp=8, nodes=1)
+    doc["nodes"] = doc["nodes"][:1]
+    [(_, command)] = commands(doc)
+    assert not [k for k in command.env if k.startswith("NVSHMEM_")]
+
+
+def test_a_profile_cannot_set_the_backend_s_variable_beside_the_field() -> None:
+    engine = engine_for(VllmEngine(VllmConfig(version="0.15.0")), "vllm")
+    shard = expand(load_replica(replica(env={"VLLM_ALL2ALL_BACKEND": "naive"})))[0]
+    [problem] = engine.problems(shard)
+    assert "env VLLM_ALL2ALL_BACKEND" in problem

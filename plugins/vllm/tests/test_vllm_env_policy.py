@@ -197,6 +197,10 @@ RESERVED_ROWS: tuple[tuple[str, str], ...] = (
     ("VLLM_EC_SIDE_CHANNEL_HOST", _SIDE_CHANNEL),
     ("VLLM_EC_SIDE_CHANNEL_PORT", _SIDE_CHANNEL),
     ("VLLM_MOONCAKE_BOOTSTRAP_PORT", _SIDE_CHANNEL),
+    (
+        "VLLM_ALL2ALL_BACKEND",
+        "expert parallel's backend is profile.all2all: on 0.14-0.15 the variable wins over the flag",
+    ),
     ("RAY_ADDRESS", "the Ray head the server joins: its own shard's, never a cluster the profile names"),
     ("VLLM_TARGET_DEVICE", "CPU or GPU is placement's choice: 'cpu' on a GPU shard leaves its GPUs idle"),
     ("VLLM_CPU_OMP_THREADS_BIND", "which cores vLLM pins: " + _CORES),

@@ -131,6 +131,16 @@ DENY_GROUPS: tuple[EnvDeny, ...] = (
         "UCX_MODULE_DIR NVSHMEM_BOOTSTRAP_PLUGIN NIXL_PLUGIN_DIR",
     ),
     EnvDeny(
+        # NVSHMEM_ and EP_ are namespaces a site may open for expert parallel's tuning:
+        # these must be named one by one.
+        "NVSHMEM or DeepEP would load a bootstrap plugin, the CUDA driver, a compiler or "
+        "kernels from a place named by it, or write a debug file there",
+        "NVSHMEM_BOOTSTRAP_MPI_PLUGIN NVSHMEM_BOOTSTRAP_SHMEM_PLUGIN NVSHMEM_BOOTSTRAP_PMI_PLUGIN "
+        "NVSHMEM_BOOTSTRAP_PMI2_PLUGIN NVSHMEM_BOOTSTRAP_PMIX_PLUGIN NVSHMEM_BOOTSTRAP_UID_PLUGIN "
+        "NVSHMEM_CUDA_PATH NVSHMEM_DEBUG_FILE EP_JIT_NVCC_COMPILER EP_JIT_CACHE_DIR "
+        "EP_NCCL_ROOT_DIR EP_NVSHMEM_ROOT_DIR",
+    ),
+    EnvDeny(
         "MPI would take any MCA parameter from it, including the command that starts daemons",
         prefixes="OMPI_MCA_ PRTE_MCA_ PMIX_MCA_ OMPI_",
     ),

@@ -6,7 +6,15 @@ spells them as ``vllm serve`` reads them, in the release the node runs.
 
 from __future__ import annotations
 
-from enginekit.plugin import HEADLESS, CommandBuilder, LayoutRules, ProcessLayout, ShardSpec, Version
+from enginekit.plugin import (
+    HEADLESS,
+    CommandBuilder,
+    LayoutRules,
+    ProcessLayout,
+    ShardSpec,
+    Version,
+    nvshmem_env,
+)
 
 from enginekit_vllm.versions import vllm_release
 
@@ -98,11 +106,24 @@ def data_parallel_args(shard: ShardSpec, process: ProcessLayout) -> list[str]:
     return args
 
 
+#: The all-to-all backends that move tokens between nodes with NVSHMEM: DeepEP's first
+#: generation (its internode and low-latency kernels) and pplx-kernels. DeepEP's second
+#: (``deepep_v2``) runs over NCCL, whose variables placement sets already.
+NVSHMEM_BACKENDS = frozenset({"deepep_high_throughput", "deepep_low_latency", "pplx"})
+
+
 def expert_args(shard: ShardSpec, release: Version, build: CommandBuilder) -> list[str]:
-    """``--enable-expert-parallel`` and the all-to-all backend: a flag from 0.11.1, a variable before."""
+    """``--enable-expert-parallel`` and the all-to-all backend: a flag from 0.11.1, a variable before.
+
+    A backend that runs over NVSHMEM gets NVSHMEM's fabric settings across nodes, from
+    the same placement as NCCL's (:func:`enginekit.plugin.nvshmem_env`).
+    """
     profile = shard.profile
     if not profile.expert_parallel:
         return []
+    if profile.all2all in NVSHMEM_BACKENDS:
+        for name, value, why in nvshmem_env(shard, f"vLLM's {profile.all2all} all-to-all"):
+            build.put(name, value, why)
     if not profile.all2all:
         return ["--enable-expert-parallel"]
     if release >= ALL2ALL_FLAG_SINCE:
