@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from enginekit.plugin import ArgSyntax, Command, ShardSpec
+from enginekit.plugin import ArgSyntax, Command, EngineError, ShardSpec
 from enginekit.replica.spec import expand, load_replica
 from enginekit.testing import engine_for
 from enginekit_vllm import VllmConfig, VllmEngine
@@ -257,3 +257,33 @@ def test_a_profile_cannot_set_the_backend_s_variable_beside_the_field() -> None:
     shard = expand(load_replica(replica(env={"VLLM_ALL2ALL_BACKEND": "naive"})))[0]
     [problem] = engine.problems(shard)
     assert "env VLLM_ALL2ALL_BACKEND" in problem
+
+
+def test_api_server_count_is_refused_where_it_reaches_a_headless_node() -> None:
+    engine = engine_for(VllmEngine(VllmConfig(version="0.34.0")), "vllm")
+    head, worker = expand(load_replica(replica(args=["--api-server-count", "4"])))
+    assert engine.problems(head) == []
+    engine.plan(head)
+    with pytest.raises(EngineError) as caught:
+        engine.plan(worker)
+    assert str(caught.value).startswith(
+        "profile 'dsr1': args: --api-server-count reaches every node, and node 1 runs --headless"
+    )
+    for shard in expand(load_replica(replica("hybrid", args=["--api-server-count", "4"]))):
+        engine.plan(shard)
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (["--enable-expert-parallel"], "profile.expert_parallel"),
+        (["-ep"], "profile.expert_parallel"),
+        (["--all2all-backend", "naive"], "profile.all2all"),
+        (["--data-parallel-size-local", "2"], "set profile.dp, dp_per_node and dp_balancing"),
+    ],
+)
+def test_a_layout_flag_in_the_args_is_refused_naming_the_field(args: list[str], field: str) -> None:
+    engine = engine_for(VllmEngine(VllmConfig(version="0.34.0")), "vllm")
+    shard = expand(load_replica(replica(args=args)))[0]
+    [problem] = engine.problems(shard)
+    assert field in problem

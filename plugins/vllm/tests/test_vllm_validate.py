@@ -88,8 +88,9 @@ def test_placement_lora_and_kv_event_messages() -> None:
         "profile.kv_events = true; enginekit points the publisher at the agent's loopback port"
     ]
     assert problems(["-dp", "2"]) == [
-        f"{P}args: '-dp' sets --data-parallel-size, which enginekit manages; enginekit runs one "
-        "data-parallel rank per replica on the GPUs placement gave it: add replicas instead"
+        f"{P}args: '-dp' sets --data-parallel-size, which enginekit manages; set profile.dp, "
+        "dp_per_node and dp_balancing; the replica's layout gives every process its ranks, leader "
+        "and ports (enginekit layout REPLICA)"
     ]
 
 

@@ -11,7 +11,8 @@ _PLACEMENT = (
     "place each node, and the node config's engines.vllm.multinode picks Ray or native"
 )
 _DATA_PARALLEL = (
-    "enginekit runs one data-parallel rank per replica on the GPUs placement gave it: add replicas instead"
+    "set profile.dp, dp_per_node and dp_balancing; the replica's layout gives every process its "
+    "ranks, leader and ports (enginekit layout REPLICA)"
 )
 _LORA = "list the adapters in profile.adapters; enginekit sets the LoRA flags from them"
 
@@ -43,6 +44,8 @@ MANAGED: Mapping[str, str] = {
     "--data-parallel-hybrid-lb": _DATA_PARALLEL,
     "--data-parallel-external-lb": _DATA_PARALLEL,
     "--data-parallel-multi-port-external-lb": _DATA_PARALLEL,
+    "--enable-expert-parallel": "set profile.expert_parallel",
+    "--all2all-backend": "set profile.all2all: the layout checks it against the release",
     "--enable-lora": _LORA,
     "--no-enable-lora": _LORA,
     "--disable-lora": _LORA,

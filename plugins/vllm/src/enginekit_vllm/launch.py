@@ -180,6 +180,16 @@ def _data_parallel(config: VllmConfig, shard: ShardSpec, vllm: str) -> Command:
     from enginekit_vllm.dataparallel import data_parallel_args, layout_rules
 
     process = shard_layout(shard, layout_rules(config.release))
+    if process.role != API_SERVER:
+        from enginekit_vllm.argpolicy import SYNTAX
+
+        if SYNTAX.parse(shard.profile.args).values("--api-server-count"):
+            # vLLM refuses it with --headless at start: say so now, with the way out.
+            raise EngineError(
+                f"profile {shard.profile.name!r}: args: --api-server-count reaches every node, and "
+                f"node {shard.rank} runs --headless under internal balancing, which vLLM refuses it "
+                f"with; leave it out (vLLM picks the API servers' count itself), or balance hybrid"
+            )
     build = _builder(shard)
     ip = node_ip(shard)
     if ip and shard.is_multi_node():
