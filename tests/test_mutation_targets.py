@@ -32,7 +32,6 @@ NOT_GATED = {
     "platform/contract.py": "not yet measured on its own: its rules are pinned through core.engine's selection",
     "platform/hookspecs.py": "hook signatures: no code that runs (pluggy reads them)",
     "platform/check.py": "engines --check: reporting, not a rule a process is started by",
-    "replica/spec.py": "not yet measured, tracked for the gate",
 }
 
 

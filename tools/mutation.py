@@ -173,6 +173,12 @@ TARGETS: tuple[Target, ...] = (
         ),
     ),
     Target(
+        "core.replica",
+        "core",
+        "src/enginekit/replica/spec.py",
+        ("tests/test_replica.py", "tests/test_replica_layout.py", "tests/test_layout.py"),
+    ),
+    Target(
         "core.layoutmodel",
         "core",
         "src/enginekit/layout/model.py",

@@ -553,3 +553,46 @@ def test_a_shard_alone_assumes_nothing_of_another_nodes_ports() -> None:
         worker, kv_events_port=0, http_port=13345, profile=attrs.evolve(prof, dp_balancing="hybrid")
     )
     assert shard_layout(http, VLLM_LIKE).port(HTTP) == 13345
+
+
+def _naive_overlaps(host: str, placed: list[compute._Placed]) -> list[tuple[int, int, str]]:
+    """Every pair compared with every other: what the sweep must find, pair for pair."""
+    found = []
+    for i, second in enumerate(placed):
+        for first in placed[:i]:
+            a, b = first.listener, second.listener
+            if a.port <= b.last and b.port <= a.last:
+                message = (
+                    f"node {second.process.node} process {second.process.index}: {b} overlaps "
+                    f"node {first.process.node} process {first.process.index}'s {a} on the same host ({host})"
+                )
+                found.append((second.seq, first.seq, message))
+    return found
+
+
+@given(st.lists(st.tuples(st.integers(1, 40), st.integers(1, 6)), max_size=30))
+def test_the_sweep_finds_exactly_the_pairs_every_comparison_would(ranges: list[tuple[int, int]]) -> None:
+    placed = [
+        compute._Placed(
+            seq,
+            Listener(f"l{seq}", port, count),
+            ProcessLayout(node=0, index=seq, role=API_SERVER, dp_ranks=(seq,), gpus=()),
+        )
+        for seq, (port, count) in enumerate(ranges)
+    ]
+    assert sorted(compute._overlaps("h", placed)) == sorted(_naive_overlaps("h", placed))
+
+
+def test_a_replica_of_a_thousand_processes_on_one_host_is_laid_out_once_per_node() -> None:
+    profile = Profile(name="big", engine="vllm", model_path="/m", dp=1024, dp_balancing="external")
+    nodes = [NodeInput(addr="10.0.0.1", http_port=30000)]
+    rules = LayoutRules(balancing=frozenset(DP_BALANCING), coordination=("dp-rpc",))
+    compute._laid.cache_clear()
+    first = layout(profile, nodes, leader_port=20000, rules=rules)
+    assert layout(profile, nodes, leader_port=20000, rules=rules) is first  # the answer is kept
+    assert compute._laid.cache_info().misses == 1
+    assert len(list(first.processes())) == 1024
+    clash = [NodeInput(addr="10.0.0.1", http_port=19990)]  # 19990-21013 holds the leader's 20000
+    assert layout_problems(profile, clash, leader_port=20000, rules=rules) == [
+        "node 0 process 10: http 20000 overlaps node 0 process 0's dp-rpc 20000 on the same host (10.0.0.1)"
+    ]

@@ -108,3 +108,39 @@ def test_a_replica_whose_nodes_list_too_few_gpus_for_their_ranks_is_refused() ->
     assert replica_problems(load_replica(doc)) == [
         "nodes[1].gpu_indices: the layout puts 2 GPU(s) on each node, node 1 lists 1"
     ]
+
+
+def one_host(mode: str, **node: Any) -> dict[str, Any]:
+    """The replica with both nodes at one address: two "nodes" of one machine."""
+    doc = replica(mode)
+    doc["nodes"] = [{"addr": "127.0.0.1", **node}, {"addr": "127.0.0.1", **node}]
+    return doc
+
+
+def test_expand_refuses_two_nodes_of_one_host_whose_processes_share_a_port() -> None:
+    # External balancing: each node's processes take http_port, http_port + 1.
+    with pytest.raises(SpecError) as caught:
+        expand(load_replica(one_host("external")))
+    assert list(caught.value.problems) == [
+        "node 1 process 0: http 8000 overlaps node 0 process 0's http 8000 on the same host (127.0.0.1)",
+        "node 1 process 1: http 8001 overlaps node 0 process 1's http 8001 on the same host (127.0.0.1)",
+    ]
+    assert replica_problems(load_replica(one_host("external"))) == list(caught.value.problems)
+    # The leader's port is every engine's: a node's HTTP port on it is refused as well.
+    doc = one_host("hybrid")
+    doc["nodes"][1]["http_port"] = 13345
+    assert replica_problems(load_replica(doc)) == [
+        "node 1 process 0: http 13345 overlaps node 0 process 0's leader 13345 on the same host (127.0.0.1)"
+    ]
+
+
+def test_kv_event_ports_that_move_by_the_rank_do_not_clash_between_nodes_of_one_host() -> None:
+    # Both nodes publish from 5557 on: ranks 0-1 take 5557-5558, ranks 2-3 5559-5560.
+    doc = one_host("hybrid")
+    doc["nodes"][1]["http_port"] = 8001
+    shards = expand(load_replica(doc))
+    assert [(s.rank, s.dp_rank, s.http_port, s.kv_events_port) for s in shards] == [
+        (0, 0, 8000, 5557),
+        (1, 2, 8001, 5557),
+    ]
+    assert replica_layout(load_replica(doc), RULES).nodes[1].processes[0].listens[-1].port == 5559

@@ -287,3 +287,38 @@ def test_a_layout_flag_in_the_args_is_refused_naming_the_field(args: list[str], 
     shard = expand(load_replica(replica(args=args)))[0]
     [problem] = engine.problems(shard)
     assert field in problem
+
+
+def test_the_wide_ep_pair_s_command_lines_and_host_addresses_are_exact() -> None:
+    (head_spec, head), (_, worker) = commands(replica())
+    common = [
+        *("--tensor-parallel-size", "1", "--pipeline-parallel-size", "1", "--data-parallel-size", "16"),
+        *("--data-parallel-address", "10.0.0.1", "--data-parallel-rpc-port", "13345"),
+        *("--data-parallel-size-local", "8"),
+    ]
+    tail = [
+        *("--enable-expert-parallel", "--all2all-backend", "deepep_low_latency", "--kv-events-config"),
+        '{"enable_kv_cache_events":true,"publisher":"zmq","endpoint":"tcp://127.0.0.1:5557"}',
+    ]
+    serve = ["serve", "/models/deepseek-ai/DeepSeek-R1"]
+    assert list(head.args) == [
+        *serve,
+        *("--host", "10.0.0.1", "--port", "8000", "--served-model-name", "deepseek-r1"),
+        *common,
+        *tail,
+    ]
+    assert list(worker.args) == [*serve, *common, "--headless", "--data-parallel-start-rank", "8", *tail]
+    assert (head.name, worker.name) == ("vllm", "vllm-headless")
+    assert (head.env["VLLM_HOST_IP"], worker.env["VLLM_HOST_IP"]) == ("10.0.0.1", "10.0.0.2")
+    assert head.why["VLLM_HOST_IP"] == (
+        "this node's management address: its engines' sockets to the other nodes bind there, and "
+        "vLLM otherwise guesses from the default route"
+    )
+    assert head.env["VLLM_API_KEY"] == KEY
+    assert "VLLM_API_KEY" not in worker.env
+    # One node has no other node to be reached from: no host address to pin.
+    doc = replica(dp=8, nodes=1)
+    doc["nodes"] = doc["nodes"][:1]
+    [(_, single)] = commands(doc)
+    assert "VLLM_HOST_IP" not in single.env
+    assert head_spec.is_leader()

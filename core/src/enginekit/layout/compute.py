@@ -13,6 +13,7 @@ leader, and every other process dials it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 
 import attrs
@@ -63,7 +64,7 @@ def layout(
         problems = layout_problems(profile, nodes, leader_port=leader_port, rules=rules)
         if problems:
             raise SpecError(problems)
-    return _layout(profile, nodes, leader_port, rules)
+    return _laid(profile, tuple(nodes), leader_port, rules)
 
 
 def needs_layout(profile: Profile) -> bool:
@@ -85,11 +86,26 @@ def layout_problems(
     profile: Profile, nodes: Sequence[NodeInput], *, leader_port: int, rules: LayoutRules
 ) -> list[str]:
     """Why the replica cannot be laid out, each problem naming its field; empty when it can."""
+    return list(_problems(profile, tuple(nodes), leader_port, rules))
+
+
+# Every shard of a replica lays the replica out again (a shard planned alone knows no
+# more than itself), and the shards of one node ask the same question: the answers are
+# kept, so planning a replica of N processes lays it out once per node, not N times.
+# Every argument is frozen, and the answers are too.
+@functools.lru_cache(maxsize=256)
+def _problems(
+    profile: Profile, nodes: tuple[NodeInput, ...], leader_port: int, rules: LayoutRules
+) -> tuple[str, ...]:
     problems = shape_problems(profile, nodes, rules)
     if problems:
-        return problems  # ports of a shape that cannot be laid out say nothing useful
-    laid = _layout(profile, nodes, leader_port, rules)
-    return list(_port_problems(laid, leader_port))
+        return tuple(problems)  # ports of a shape that cannot be laid out say nothing useful
+    return tuple(_port_problems(_laid(profile, nodes, leader_port, rules), leader_port))
+
+
+@functools.lru_cache(maxsize=256)
+def _laid(profile: Profile, nodes: tuple[NodeInput, ...], leader_port: int, rules: LayoutRules) -> Layout:
+    return _layout(profile, nodes, leader_port, rules)
 
 
 def shape_problems(profile: Profile, nodes: Sequence[NodeInput], rules: LayoutRules) -> list[str]:
@@ -250,25 +266,58 @@ def _port_problems(laid: Layout, leader_port: int) -> Iterator[str]:
             f"leader_port: expected {MIN_PORT}-{MAX_PORT} for a replica whose processes dial "
             f"the leader, got {leader_port}"
         )
-    taken: dict[str, list[tuple[Listener, ProcessLayout]]] = {}
-    for process in laid.processes():
-        node = laid.nodes[process.node]
-        for listener in process.listens:
-            if listener.port < MIN_PORT or listener.last > MAX_PORT:
-                yield (
-                    f"node {process.node} process {process.index}: {listener} is outside "
-                    f"{MIN_PORT}-{MAX_PORT}{_from(listener)}"
-                )
-                continue
-            # Two nodes at one address are one host: a listener of each clashes there too.
-            host = node.addr or f"node {process.node}"
-            for other, owner in taken.get(host, ()):
-                if listener.port <= other.last and other.port <= listener.last:
-                    yield (
-                        f"node {process.node} process {process.index}: {listener} overlaps "
-                        f"node {owner.node} process {owner.index}'s {other} on the same host ({host})"
-                    )
-            taken.setdefault(host, []).append((listener, process))
+    # Each problem is keyed by the listener it is found at, in layout order, so they are
+    # said in that order however they are found.
+    found: list[tuple[int, int, str]] = []
+    hosts: dict[str, list[_Placed]] = {}
+    listeners = ((process, listener) for process in laid.processes() for listener in process.listens)
+    for seq, (process, listener) in enumerate(listeners):
+        if listener.port < MIN_PORT or listener.last > MAX_PORT:
+            message = (
+                f"node {process.node} process {process.index}: {listener} is outside "
+                f"{MIN_PORT}-{MAX_PORT}{_from(listener)}"
+            )
+            found.append((seq, -1, message))
+            continue
+        # Two nodes at one address are one host: a listener of each clashes there too.
+        host = laid.nodes[process.node].addr or f"node {process.node}"
+        hosts.setdefault(host, []).append(_Placed(seq, listener, process))
+    for host, placed in hosts.items():
+        found += _overlaps(host, placed)
+    for _, _, message in sorted(found):
+        yield message
+
+
+@attrs.frozen
+class _Placed:
+    """A listener in range, where it was laid out: ``seq`` counts every listener of the layout."""
+
+    seq: int
+    listener: Listener
+    process: ProcessLayout
+
+
+def _overlaps(host: str, placed: list[_Placed]) -> list[tuple[int, int, str]]:
+    """Each pair of one host's listeners that share a port, found in one sweep by first port.
+
+    Sorted by first port, a listener can only overlap those before it still open at its
+    first port: a thousand processes on one node cost a sort, not a million comparisons.
+    A pair is named by the later listener of the layout first, keyed by both.
+    """
+    found = []
+    open_: list[_Placed] = []
+    for entry in sorted(placed, key=lambda p: (p.listener.port, p.seq)):
+        open_ = [other for other in open_ if other.listener.last >= entry.listener.port]
+        for other in open_:
+            first, second = sorted((other, entry), key=lambda p: p.seq)
+            message = (
+                f"node {second.process.node} process {second.process.index}: {second.listener} overlaps "
+                f"node {first.process.node} process {first.process.index}'s {first.listener} on the "
+                f"same host ({host})"
+            )
+            found.append((second.seq, first.seq, message))
+        open_.append(entry)
+    return found
 
 
 def _from(listener: Listener) -> str:

@@ -10,16 +10,23 @@ import attrs
 
 from enginekit.base.errors import SpecError
 from enginekit.base.secrets import MASK
-from enginekit.layout.compute import HTTP, LOOPBACK, layout, needs_layout, shape_problems
+from enginekit.layout.compute import HTTP, LOOPBACK, layout, layout_problems, needs_layout
 from enginekit.layout.model import API_SERVER, Layout, LayoutRules, NodeInput
 from enginekit.spec.convert import folded_names, structure
 from enginekit.spec.model import DP_BALANCING, Profile, ShardSpec
 from enginekit.spec.rules import check_spec
 
-#: Any engine's layout, for the shape alone: which processes, ranks and GPUs. What the
-#: engine named in the profile has (its balancing modes, its coordination ports) is
-#: judged when each shard is planned, and by :func:`replica_layout` with its rules.
-_ANY_ENGINE = LayoutRules(balancing=frozenset(DP_BALANCING), expert_parallel=True, kv_events_per_rank=True)
+#: Any engine's layout: which processes, ranks and GPUs, and the ports every engine with
+#: data parallel listens on (each API server's HTTP port, the leader's ``leader_port``,
+#: KV-event ports by the rank). What the engine named in the profile has besides (its
+#: balancing modes, its further coordination ports) is judged when each shard is
+#: planned, and by :func:`replica_layout` with its rules.
+_ANY_ENGINE = LayoutRules(
+    balancing=frozenset(DP_BALANCING),
+    expert_parallel=True,
+    coordination=("leader",),
+    kv_events_per_rank=True,
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -128,11 +135,15 @@ def replica_problems(replica: ReplicaSpec) -> list[str]:
     A problem every rank has (the profile's, the ports') is said once; one of a single
     node's is prefixed with the node (``nodes[1]: gpu_indices: …``).
     """
-    problems = list(_whole(replica))
-    if not problems and needs_layout(replica.profile):
-        # The shape alone: which ports an engine listens on is its own, judged with its
-        # rules by replica_layout and when each shard is planned.
-        problems = shape_problems(replica.profile, _node_inputs(replica), _ANY_ENGINE)
+    laid_out = needs_layout(replica.profile)
+    problems = list(_whole(replica, collisions=not laid_out))
+    if not problems and laid_out:
+        # Every process's ports, checked across the nodes that share a host: a shard
+        # planned alone knows only its own node's, so this is where a clash between nodes
+        # is caught before anything starts.
+        problems = layout_problems(
+            replica.profile, _node_inputs(replica), leader_port=replica.leader_port, rules=_ANY_ENGINE
+        )
     if problems:
         return problems  # ranks built from a replica of the wrong shape say nothing more useful
     return _per_rank(replica, _ranks(replica))
@@ -158,7 +169,7 @@ def replica_layout(replica: ReplicaSpec, rules: LayoutRules) -> Layout:
 
     :raises SpecError: listing every problem: the replica's own, then the layout's.
     """
-    problems = list(_whole(replica))
+    problems = list(_whole(replica, collisions=not needs_layout(replica.profile)))
     if problems:
         raise SpecError(problems)
     return layout(replica.profile, _node_inputs(replica), leader_port=replica.leader_port, rules=rules)
@@ -203,7 +214,7 @@ def node_count_problem(replica: ReplicaSpec) -> str | None:
     return None
 
 
-def _whole(replica: ReplicaSpec) -> Iterator[str]:
+def _whole(replica: ReplicaSpec, *, collisions: bool = True) -> Iterator[str]:
     count = replica.profile.node_count
     miscounted = node_count_problem(replica)
     if miscounted:
@@ -219,7 +230,8 @@ def _whole(replica: ReplicaSpec) -> Iterator[str]:
         for i, node in enumerate(replica.nodes):
             if not node.addr:
                 yield f"nodes[{i}].addr: required when the replica spans more than one node"
-    yield from _collisions(replica)
+    if collisions:  # without a layout: a layout checks every process's ports itself
+        yield from _collisions(replica)
 
 
 def _collisions(replica: ReplicaSpec) -> Iterator[str]:
