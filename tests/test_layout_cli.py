@@ -86,14 +86,21 @@ def test_the_docs_show_what_layout_prints(capsys: pytest.CaptureFixture[str]) ->
         assert out == shown, f"docs/layouts.md: `enginekit layout {example}` changed; paste it again"
 
 
-def test_a_data_parallel_replica_is_refused_by_the_exports_saying_why(
-    capsys: pytest.CaptureFixture[str],
+def test_internal_balancing_is_exported_and_the_other_modes_are_refused_saying_why(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     for target in (["lws", "--image", "registry.example.com/x:1"], ["slurm"]):
         code = main(["--config", str(CONFIG), "export", target[0], str(WIDE_EP), *target[1:]], {})
         out, err = capsys.readouterr()
+        assert (code, err) == (0, "")
+        assert "dp_balancing" in out  # the spec every pod or task starts from
+        hybrid = tmp_path / "hybrid.toml"
+        hybrid.write_text(WIDE_EP.read_text().replace('dp_balancing = "internal"', 'dp_balancing = "hybrid"'))
+        code = main(["--config", str(CONFIG), "export", target[0], str(hybrid), *target[1:]], {})
+        out, err = capsys.readouterr()
         assert (code, out) == (1, "")
-        assert "data or expert parallel replicas are not exported yet" in err
+        assert "dp_balancing: 'hybrid' balancing is not exported yet" in err
+        assert "enginekit layout --shards" in err
 
 
 SIM_DP = EXAMPLES / "replicas/sim-dp.toml"

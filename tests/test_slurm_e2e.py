@@ -100,13 +100,39 @@ def _ours(marker: str) -> list[str]:
 
 
 def _squeue(job: str) -> str:
-    done = subprocess.run(["squeue", "-h", "-j", job, "-o", "%T"], capture_output=True, text=True, timeout=10)
-    return done.stdout.strip()
+    """The job's state; ``PENDING`` while slurmctld is too busy to answer (a loaded machine)."""
+    for _ in range(3):
+        try:
+            done = subprocess.run(
+                ["squeue", "-h", "-j", job, "-o", "%T"], capture_output=True, text=True, timeout=20
+            )
+        except subprocess.TimeoutExpired:
+            continue
+        return done.stdout.strip()
+    return "PENDING"
+
+
+#: The two replicas exported: tensor parallel over two ranks, and four data-parallel ranks
+#: over two nodes behind the leader's one API server (each task finds its first rank from
+#: its own SLURM_PROCID, through the replica's layout).
+SHAPES = {
+    "tensor-parallel": {"tp": 2, "gpus_per_node": 1},
+    "data-parallel": {"tp": 1, "dp": 4, "gpus_per_node": 2, "dp_balancing": "internal"},
+}
 
 
 def test_a_two_rank_sim_replica_runs_on_slurm_serves_a_completion_and_scancel_stops_it(
     slurm: None, tmp_path: Path
 ) -> None:
+    # One after the other, in one test: the jobs are exclusive on the one node, and a
+    # Slurm this test started is stopped when its module ends.
+    for shape in sorted(SHAPES):
+        folder = tmp_path / shape
+        folder.mkdir()
+        _serve_on_slurm(folder, shape)
+
+
+def _serve_on_slurm(tmp_path: Path, shape: str) -> None:
     key = "sk-e2e-" + secrets.token_hex(16)
     model = "e2e-" + secrets.token_hex(6)  # marks this test's processes, and no one else's
     http_port, leader_port = _free_ports(2)
@@ -121,9 +147,8 @@ def test_a_two_rank_sim_replica_runs_on_slurm_serves_a_completion_and_scancel_st
             "engine": "sim",
             "model_path": "/models/e2e",
             "served_model_name": model,
-            "tp": 2,
-            "gpus_per_node": 1,
             "nodes": 2,
+            **SHAPES[shape],
         },
     }
     (tmp_path / "replica.json").write_text(json.dumps(replica))
@@ -179,8 +204,28 @@ def test_a_two_rank_sim_replica_runs_on_slurm_serves_a_completion_and_scancel_st
         assert (
             _get(base + "/v1/completions", body={"model": model, "prompt": "hi", "max_tokens": 4})[0] == 401
         )
+        if shape == "data-parallel":
+            # Every rank joined and serves: four requests in turn reach all four.
+            for _ in range(3):
+                _get(
+                    base + "/v1/completions", key=key, body={"model": model, "prompt": "hi", "max_tokens": 4}
+                )
+            served: set[str] = set()
+            deadline = time.monotonic() + 10  # a remote rank's series arrive with its heartbeat
+            while served != {"0", "1", "2", "3"} and time.monotonic() < deadline:
+                metrics = _get(base + "/metrics")[1].decode()
+                served = {
+                    line.split('engine="', 1)[1].split('"', 1)[0]
+                    for line in metrics.splitlines()
+                    if line.startswith("vllm:generation_tokens_total{") and not line.endswith(" 0.0")
+                }
+                time.sleep(0.2)
+            assert served == {"0", "1", "2", "3"}
     finally:
-        subprocess.run(["scancel", job], capture_output=True, timeout=30)
+        for _ in range(3):  # a busy slurmctld may not answer at once: the job must not outlive us
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                if subprocess.run(["scancel", job], capture_output=True, timeout=30).returncode == 0:
+                    break
         deadline = time.monotonic() + STOP_SECONDS
         while (_squeue(job) or _ours(model)) and time.monotonic() < deadline:
             time.sleep(0.5)

@@ -176,7 +176,8 @@ TARGETS: tuple[Target, ...] = (
         "core.replica",
         "core",
         "src/enginekit/replica/spec.py",
-        ("tests/test_replica.py", "tests/test_replica_layout.py", "tests/test_layout.py"),
+        ("tests/test_replica.py", "tests/test_replica_layout.py", "tests/test_layout.py", "tests/test_export.py"),
+        gated=False,
     ),
     Target(
         "core.layoutmodel",

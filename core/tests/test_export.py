@@ -617,3 +617,40 @@ def test_a_spec_directory_someone_made_before_the_job_stops_it_before_any_rank(t
     assert ran.returncode != 0
     assert ran.stdout == ""  # neither sbcast nor a rank ran
     assert "File exists" in ran.stderr
+
+
+DATA_PARALLEL: dict[str, Any] = {
+    "replica_id": "dp",
+    "leader_port": 13345,
+    "http_port": 8000,
+    "api_key": "sk-export-dp-0123456789abcdef",
+    "placement": {"gpu_indices": [0, 1]},
+    "nodes": [{"addr": "10.0.0.1"}, {"addr": "10.0.0.2"}],
+    "profile": {"name": "dp", "engine": "vllm", "model_path": "/m", "dp": 4, "nodes": 2, "gpus_per_node": 2},
+}
+
+
+def test_every_rank_of_a_data_parallel_replica_finds_its_first_rank_from_its_own_rank() -> None:
+    from enginekit.run.fromenv import FromEnv, resolve
+
+    exported = rank_template(load_replica(DATA_PARALLEL))
+    assert exported.template.dp_rank == 0
+    assert [(r.rank, r.dp_rank) for r in exported.ranks] == [(0, 0), (1, 2)]
+    names = FromEnv(rank="RANK", api_key="KEY")
+    for rank, first in ((0, 0), (1, 2)):
+        spec, _ = resolve(exported.template, {"RANK": str(rank), "KEY": "k" * 32}, names)
+        assert (spec.rank, spec.dp_rank, spec.shard_id) == (rank, first, f"dp-{rank}")
+        assert spec.dp_rank == exported.ranks[rank].dp_rank  # as the replica's own expansion
+        # Internal balancing: the leader alone serves, so it alone keeps the key.
+        assert spec.api_key == ("k" * 32 if rank == 0 else "")
+    with pytest.raises(SpecError, match="rank from \\$RANK"):
+        resolve(exported.template, {"RANK": "2", "KEY": "k" * 32}, names)
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "external"])
+def test_a_data_parallel_replica_whose_every_node_serves_is_not_exported_yet(mode: str) -> None:
+    doc = {**DATA_PARALLEL, "profile": {**DATA_PARALLEL["profile"], "dp_balancing": mode}}
+    with pytest.raises(SpecError) as caught:
+        rank_template(load_replica(doc))
+    (problem,) = caught.value.problems
+    assert problem.startswith(f"profile 'dp': dp_balancing: {mode!r} balancing is not exported yet")

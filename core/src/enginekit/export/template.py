@@ -19,7 +19,7 @@ from enginekit.spec.model import ShardSpec
 STAND_IN_PREFIX = "192.0.2."
 #: The fields of a rank's spec that ``enginekit run`` fills in at start, or that differ
 #: by rank without changing what runs.
-PER_RANK = ("rank", "shard_id", "leader_addr", "bind_addr", "api_key")
+PER_RANK = ("rank", "shard_id", "leader_addr", "bind_addr", "api_key", "dp_rank")
 
 
 @attrs.frozen(kw_only=True)
@@ -49,14 +49,17 @@ def rank_template(replica: ReplicaSpec, *, one_host: bool = False) -> RankTempla
         otherwise the scheduler gives the addresses at start and the replica's are not used.
     :raises SpecError: every problem, each naming the replica's field.
     """
-    if needs_layout(replica.profile):
-        # Each pod or task would have to derive its start rank from the scheduler's
-        # variables, which the exported command does not do yet: refused, not half-done.
+    profile = replica.profile
+    if needs_layout(profile) and profile.dp_balancing != "internal":
+        # Every node's process would serve the API: each pod or task would need the key,
+        # a readiness probe and a place behind the Service, which exports give the leader
+        # only. Refused, not half-done.
         raise SpecError(
             [
-                f"profile {replica.profile.name!r}: data or expert parallel replicas are not exported "
-                f"yet (every pod or task would need its start rank from the scheduler); `enginekit layout` "
-                f"shows its processes"
+                f"profile {profile.name!r}: dp_balancing: {profile.dp_balancing!r} balancing is not "
+                f"exported yet (every node would serve the API, and an export gives the key, the "
+                f"probes and the Service to the leader only); export 'internal' balancing, or start "
+                f"each process with `enginekit layout --shards` and `enginekit run`"
             ]
         )
     miscounted = node_count_problem(replica)

@@ -6,6 +6,8 @@ from collections.abc import Iterator
 
 import attrs
 
+from enginekit.spec.model import DP_BALANCING
+
 #: A process that serves the replica's API (HTTP) and one that only computes.
 API_SERVER = "api-server"
 HEADLESS = "headless"
@@ -39,6 +41,17 @@ class LayoutRules:
 
 #: An engine that says nothing of layouts: tensor and pipeline parallel only.
 NO_DATA_PARALLEL = LayoutRules()
+#: Any engine's layout: which processes, ranks and GPUs, and the ports every engine with
+#: data parallel listens on (each API server's HTTP port, the leader's ``leader_port``,
+#: KV-event ports by the rank). For what holds whatever the engine: a replica's
+#: expansion, a rank completed at start. What an engine has besides is judged with its
+#: own rules.
+ANY_ENGINE = LayoutRules(
+    balancing=frozenset(DP_BALANCING),
+    expert_parallel=True,
+    coordination=("leader",),
+    kv_events_per_rank=True,
+)
 
 
 @attrs.frozen(kw_only=True)

@@ -11,22 +11,13 @@ import attrs
 from enginekit.base.errors import SpecError
 from enginekit.base.secrets import MASK
 from enginekit.layout.compute import HTTP, LOOPBACK, layout, layout_problems, needs_layout
-from enginekit.layout.model import API_SERVER, Layout, LayoutRules, NodeInput
+from enginekit.layout.model import ANY_ENGINE, API_SERVER, Layout, LayoutRules, NodeInput
 from enginekit.spec.convert import folded_names, structure
-from enginekit.spec.model import DP_BALANCING, Profile, ShardSpec
+from enginekit.spec.model import Profile, ShardSpec
 from enginekit.spec.rules import check_spec
 
-#: Any engine's layout: which processes, ranks and GPUs, and the ports every engine with
-#: data parallel listens on (each API server's HTTP port, the leader's ``leader_port``,
-#: KV-event ports by the rank). What the engine named in the profile has besides (its
-#: balancing modes, its further coordination ports) is judged when each shard is
-#: planned, and by :func:`replica_layout` with its rules.
-_ANY_ENGINE = LayoutRules(
-    balancing=frozenset(DP_BALANCING),
-    expert_parallel=True,
-    coordination=("leader",),
-    kv_events_per_rank=True,
-)
+#: Any engine's layout: what a replica's expansion and its checks hold whatever the engine.
+_ANY_ENGINE = ANY_ENGINE
 
 
 @attrs.frozen(kw_only=True)

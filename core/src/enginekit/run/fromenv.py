@@ -70,6 +70,10 @@ def resolve(spec: ShardSpec, environ: Mapping[str, str], names: FromEnv) -> Reso
                 )
         else:
             values[field] = value
+    if "rank" in values and spec.profile.data_parallel > 1:
+        first = _first_dp_rank(spec, values["rank"])  # type: ignore[arg-type]
+        if first is not None:
+            values["dp_rank"] = first
     if "rank" in values and not spec.shard_id and spec.replica_id:
         # One spec serves every rank (an export's template): each names its shard as the
         # replica's expansion would, so logs and status files tell the ranks apart.
@@ -91,3 +95,20 @@ def resolve(spec: ShardSpec, environ: Mapping[str, str], names: FromEnv) -> Reso
         # API: a worker's engine never gets the key, as a replica's own expansion gives it none.
         resolved = attrs.evolve(resolved, api_key="")
     return Resolved(resolved, consumed)
+
+
+def _first_dp_rank(spec: ShardSpec, rank: int) -> int | None:
+    """The first data-parallel rank of node ``rank``'s process, as the replica's layout numbers it.
+
+    None when the layout has no such node or the node several processes (an export runs
+    one per node): the spec's rules then name what is wrong.
+    """
+    from enginekit.layout.compute import layout, shape_problems
+    from enginekit.layout.model import ANY_ENGINE, NodeInput
+
+    nodes = [NodeInput()] * spec.nnodes
+    if not 0 <= rank < spec.nnodes or shape_problems(spec.profile, nodes, ANY_ENGINE):
+        return None
+    laid = layout(spec.profile, nodes, leader_port=spec.leader_port, rules=ANY_ENGINE, checked=False)
+    processes = laid.nodes[rank].processes
+    return processes[0].dp_start if len(processes) == 1 else None
