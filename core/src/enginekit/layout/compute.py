@@ -21,8 +21,10 @@ from enginekit.base.errors import SpecError
 from enginekit.layout.model import (
     API_SERVER,
     HEADLESS,
+    HEALTH_STUB,
     MAX_PORT,
     MIN_PORT,
+    Coordination,
     Dial,
     Layout,
     LayoutRules,
@@ -190,7 +192,8 @@ def _layout(profile: Profile, nodes: Sequence[NodeInput], leader_port: int, rule
                     dp_ranks=hosted,
                     gpus=used,
                     listens=tuple(_listens(profile, node, k, i, hosted, serves, leader_port, rules)),
-                    dials=tuple(_dials(profile, k, i, leader, leader_port, rules)),
+                    dials=tuple(_dials(profile, k, i, hosted, leader, leader_port, rules)),
+                    reserves=tuple(_reserves(profile, k, i, leader_port, rules)),
                 )
             )
         laid.append(NodeLayout(index=k, addr=node.addr, processes=tuple(processes)))
@@ -215,12 +218,12 @@ def _listens(
     leader_port: int,
     rules: LayoutRules,
 ) -> Iterator[Listener]:
-    if serves and node.http_port:
-        yield Listener(HTTP, node.http_port + i)
+    if node.http_port and (serves or rules.health_stub):
+        yield Listener(HTTP if serves else HEALTH_STUB, node.http_port + i)
     if k == 0 and i == 0:
         if profile.data_parallel > 1:
-            for j, name in enumerate(rules.coordination):
-                yield Listener(name, leader_port + j)
+            for port in rules.coordination:
+                yield Listener(port.name, leader_port + port.offset, _count(profile, port))
         elif profile.node_count > 1:
             yield Listener(DIST_INIT, leader_port)
     if node.kv_events_port:
@@ -230,16 +233,37 @@ def _listens(
             yield Listener(KV_EVENTS, node.kv_events_port)
 
 
+def _count(profile: Profile, port: Coordination) -> int:
+    return profile.data_parallel if port.per_rank else port.count
+
+
 def _dials(
-    profile: Profile, k: int, i: int, leader: str, leader_port: int, rules: LayoutRules
+    profile: Profile,
+    k: int,
+    i: int,
+    ranks: tuple[int, ...],
+    leader: str,
+    leader_port: int,
+    rules: LayoutRules,
 ) -> Iterator[Dial]:
     if k == 0 and i == 0:
         return  # the leader dials nobody: everyone dials it
     if profile.data_parallel > 1:
-        for j, name in enumerate(rules.coordination):
-            yield Dial(name, 0, leader, leader_port + j)
+        for port in rules.coordination:
+            # A range is dialed at its first port, one port per rank at the process's first rank's.
+            first = ranks[0] if port.per_rank else 0
+            yield Dial(port.name, 0, leader, leader_port + port.offset + first)
     else:  # without data parallel, only another node's process is not the leader
         yield Dial(DIST_INIT, 0, leader, leader_port)
+
+
+def _reserves(profile: Profile, k: int, i: int, leader_port: int, rules: LayoutRules) -> Iterator[Listener]:
+    # Once per node but the leader's, whose own listeners hold these ports already.
+    if k == 0 or i != 0 or profile.data_parallel < 2:
+        return
+    for port in rules.coordination:
+        if port.every_node:
+            yield Listener(port.name, leader_port + port.offset, _count(profile, port))
 
 
 def _port_problems(laid: Layout, leader_port: int) -> Iterator[str]:
@@ -250,31 +274,33 @@ def _port_problems(laid: Layout, leader_port: int) -> Iterator[str]:
             f"leader_port: expected {MIN_PORT}-{MAX_PORT} for a replica whose processes dial "
             f"the leader, got {leader_port}"
         )
-    taken: dict[str, list[tuple[Listener, ProcessLayout]]] = {}
+    taken: dict[str, list[tuple[Listener, str, ProcessLayout]]] = {}
     for process in laid.processes():
         node = laid.nodes[process.node]
-        for listener in process.listens:
+        held = [(listener, str(listener)) for listener in process.listens]
+        held += [(kept, f"{kept} (kept free)") for kept in process.reserves]
+        for listener, said in held:
             if listener.port < MIN_PORT or listener.last > MAX_PORT:
                 yield (
-                    f"node {process.node} process {process.index}: {listener} is outside "
+                    f"node {process.node} process {process.index}: {said} is outside "
                     f"{MIN_PORT}-{MAX_PORT}{_from(listener)}"
                 )
                 continue
             # Two nodes at one address are one host: a listener of each clashes there too.
             host = node.addr or f"node {process.node}"
-            for other, owner in taken.get(host, ()):
+            for other, other_said, owner in taken.get(host, ()):
                 if listener.port <= other.last and other.port <= listener.last:
                     yield (
-                        f"node {process.node} process {process.index}: {listener} overlaps "
-                        f"node {owner.node} process {owner.index}'s {other} on the same host ({host})"
+                        f"node {process.node} process {process.index}: {said} overlaps "
+                        f"node {owner.node} process {owner.index}'s {other_said} on the same host ({host})"
                     )
-            taken.setdefault(host, []).append((listener, process))
+            taken.setdefault(host, []).append((listener, said, process))
 
 
 def _from(listener: Listener) -> str:
     if listener.name == KV_EVENTS:
         return " (kv_events_port plus the data-parallel ranks)"
-    if listener.name == HTTP:
+    if listener.name in (HTTP, HEALTH_STUB):
         return " (http_port plus the process's index on its node)"
     return " (leader_port and the ports after it)"
 
