@@ -296,6 +296,7 @@ TARGETS: tuple[Target, ...] = (
         "plugins/sglang",
         "src/enginekit_sglang/validation.py",
         (
+            "tests/test_sglang_dataparallel.py",
             "tests/test_sglang_validate.py",
             "tests/test_sglang_host_paths.py",
             "tests/test_sglang_rules_pinned.py",
@@ -305,7 +306,17 @@ TARGETS: tuple[Target, ...] = (
         "sglang.build",
         "plugins/sglang",
         "src/enginekit_sglang/build.py",
-        ("tests/test_sglang_commands.py", "tests/test_sglang_rules_pinned.py"),
+        (
+            "tests/test_sglang_commands.py",
+            "tests/test_sglang_rules_pinned.py",
+            "tests/test_sglang_dataparallel.py",
+        ),
+    ),
+    Target(
+        "sglang.dataparallel",
+        "plugins/sglang",
+        "src/enginekit_sglang/dataparallel.py",
+        ("tests/test_sglang_dataparallel.py",),
     ),
     Target(
         "vllm.known",
