@@ -191,6 +191,8 @@ def test_each_releases_ports() -> None:
         True,
         True,
     )
+    assert rules.all2all == all2all_backends(parse_version("0.5.23"))
+    assert layout_rules(parse_version("0.5.2")).all2all == frozenset({"none", "deepep"})
     assert layout_rules(parse_version("0.5.9")).kv_events_per_rank is True
     assert layout_rules(parse_version("0.5.8.post1")).kv_events_per_rank is False
 
@@ -233,14 +235,11 @@ def test_a_backend_the_release_lacks_is_refused_naming_the_release_and_when_it_c
     ]
     assert engine("0.5.4").problems(shard) == []
     unknown = expand(load_replica(replica(all2all="naive")))[0]
-    assert (
-        engine("0.5.23")
-        .problems(unknown)[0]
-        .startswith(
-            "profile 'dsv3': all2all: SGLang 0.5.23 has no all-to-all backend 'naive' (it has ascend_fuseep,"
-        )
-    )
-    assert "came in" not in engine("0.5.23").problems(unknown)[0]
+    assert engine("0.5.23").problems(unknown) == [
+        "profile 'dsv3': all2all: SGLang 0.5.23 has no all-to-all backend 'naive' (it has ascend_fuseep, "
+        "ascend_tp, deepep, deepep_v2, flashinfer, flashinfer_megamoe, megamoe, mooncake, mori, nixl, "
+        "none, pplx)"
+    ]
 
 
 def test_kv_events_under_data_parallel_need_every_rank_publishing() -> None:
@@ -253,6 +252,10 @@ def test_kv_events_under_data_parallel_need_every_rank_publishing() -> None:
         "from 0.5.9"
     ]
     assert engine("0.5.9").problems(shard) == []
+    two = replica(kv_events=True, dp=2, dp_per_node=1, gpus_per_node=1)
+    two["placement"]["kv_events_port"] = 5557
+    two["placement"]["gpu_indices"] = [0]
+    assert engine("0.5.8").problems(expand(load_replica(two))[0])[0].startswith("profile 'dsv3': kv_events:")
     laid = replica_layout(load_replica(doc), engine("0.5.9").layout_rules)
     assert [p.listens[-1].__str__() for p in laid.processes()] == [
         "kv-events 5557-5564",
@@ -397,6 +400,8 @@ def test_which_workers_wait_for_the_leaders_port() -> None:
     tp_only = load_replica(replica(dp=1, dp_per_node=0, tp=16)).profile
     assert [waits_for_leader(dp, parse_version(r)) for r in ("0.5.5.post3", "0.5.6")] == [True, False]
     assert waits_for_leader(tp_only, parse_version("0.5.23")) is True
+    two = load_replica(replica(dp=2, dp_per_node=1, gpus_per_node=1)).profile
+    assert waits_for_leader(two, parse_version("0.5.6")) is False
     (_, head), (_, worker) = commands(replica(), release="0.5.5")
     assert (head.wait_for_leader_port, worker.wait_for_leader_port) == (False, True)
     # Workers stay up when the leader goes: they are stopped, as for tensor parallel.
@@ -431,3 +436,24 @@ def test_every_flag_of_every_shape_exists_in_every_release(release: str, name: s
         used = SYNTAX.parse(launched(command)).uses
         missing = sorted(option for option in used if not options.accepts(option))
         assert not missing, f"SGLang {release} has no {missing} ({name})"
+
+
+def test_a_worker_that_does_not_wait_for_the_leader_is_told_why() -> None:
+    _, worker = expand(load_replica(replica()))
+    said = "rank 1 starts without waiting for 10.0.0.1:5757: node 0 opens it only after every node"
+    assert any(note.startswith(said) for note in engine("0.5.6").plan(worker).notes)
+    assert not any(note.startswith(said) for note in engine("0.5.5").plan(worker).notes)
+    tp_only = expand(load_replica(replica(dp=1, dp_per_node=0, tp=16)))[1]
+    assert not any(note.startswith("rank 1 starts without") for note in engine().plan(tp_only).notes)
+
+
+def test_a_shard_planned_alone_without_a_leader_address_dials_loopback_on_one_node() -> None:
+    prof = load_replica(
+        replica(tp=2, dp=4, dp_per_node=0, nodes=1, expert_parallel=False, all2all="")
+    ).profile
+    shard = ShardSpec(profile=prof, http_port=30000, leader_port=5757, gpu_indices=tuple(range(8)))
+    args = launched(engine().plan(shard).commands[0])
+    assert args[args.index("--dist-init-addr") + 1] == "127.0.0.1:5757"
+    given = ShardSpec(profile=prof, http_port=30000, leader_addr="10.0.0.9", leader_port=5757)
+    args = launched(engine().plan(given).commands[0])
+    assert args[args.index("--dist-init-addr") + 1] == "10.0.0.9:5757"

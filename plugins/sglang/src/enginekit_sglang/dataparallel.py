@@ -118,10 +118,8 @@ def data_parallel_args(shard: ShardSpec, process: ProcessLayout, release: Versio
     # given or, on one node without one, loopback (the layout's rule). SGLang binds its
     # sockets to this address literally, so it must be node 0's own, never 0.0.0.0.
     port = dial.port if dial is not None else process.port(DIST_INIT)
-    args = []
-    if shard.is_multi_node():
-        args += ["--nnodes", str(shard.nnodes), "--node-rank", str(process.node)]
-    args += ["--dist-init-addr", host_port(shard.leader_addr or "127.0.0.1", port)]
+    nodes = ["--nnodes", str(shard.nnodes), "--node-rank", str(process.node)] if shard.is_multi_node() else []
+    args = [*nodes, "--dist-init-addr", host_port(shard.leader_addr or "127.0.0.1", port)]
     dp = str(shard.profile.data_parallel)
     if release >= ATTN_DP_SIZE_SINCE:
         return [*args, "--attn-dp-size", dp]
