@@ -701,3 +701,46 @@ def test_a_port_kept_free_clashes_like_a_listener_and_says_so() -> None:
     assert late == [
         "node 1 process 0: health-stub 65536 is outside 1-65535 (http_port plus the process's index on its node)"
     ]
+
+
+def test_a_tensor_parallel_worker_has_its_health_stub_on_its_own_port_and_keeps_nothing_free() -> None:
+    prof = profile(tp=8, pp=2, nodes=2, gpus_per_node=8)
+    laid = layout(prof, nodes(2, http=30000), leader_port=5757, rules=SGLANG_LIKE)
+    _, worker = laid.processes()
+    assert (worker.listens, worker.reserves) == ((Listener(HEALTH_STUB, 30000),), ())
+    shard = ShardSpec(
+        profile=prof,
+        rank=1,
+        nnodes=2,
+        leader_addr="10.0.0.1",
+        leader_port=5757,
+        http_port=30000,
+        bind_addr="10.0.0.2",
+    )
+    assert shard_layout(shard, SGLANG_LIKE) == worker
+
+
+def test_a_range_per_rank_kept_free_on_every_node_takes_dp_ports_there_too() -> None:
+    rules = LayoutRules(
+        balancing=frozenset({"internal"}),
+        coordination=(Coordination("r", 2, per_rank=True, every_node=True),),
+    )
+    laid = layout(profile(tp=1, dp=4, nodes=2, gpus_per_node=2), nodes(2), leader_port=9000, rules=rules)
+    assert laid.process(1).reserves == (Listener("r", 9002, 4),)
+
+
+def test_a_shard_alone_gives_the_other_nodes_no_ports_to_clash_with() -> None:
+    # The leader's block at port 1: a guessed HTTP or KV-event port of node 0 would land on it.
+    prof = profile(tp=1, dp=4, nodes=2, gpus_per_node=2, kv_events=True)
+    shard = ShardSpec(
+        profile=prof,
+        rank=1,
+        nnodes=2,
+        dp_rank=2,
+        leader_addr="10.0.0.1",
+        leader_port=1,
+        http_port=8000,
+        kv_events_port=5557,
+        bind_addr="10.0.0.2",
+    )
+    assert shard_layout(shard, VLLM_LIKE).dials[0] == Dial("dp-rpc", 0, "10.0.0.1", 1)

@@ -457,3 +457,13 @@ def test_a_shard_planned_alone_without_a_leader_address_dials_loopback_on_one_no
     given = ShardSpec(profile=prof, http_port=30000, leader_addr="10.0.0.9", leader_port=5757)
     args = launched(engine().plan(given).commands[0])
     assert args[args.index("--dist-init-addr") + 1] == "10.0.0.9:5757"
+
+
+def test_two_attention_ranks_are_data_parallel_already() -> None:
+    doc = replica(tp=4, dp=2, dp_per_node=0, nodes=1, args=["--enable-dp-lm-head"])
+    doc["nodes"] = doc["nodes"][:1]
+    [(shard, command)] = commands(doc)
+    args = launched(command)
+    assert args[args.index("--attn-dp-size") + 1] == "2"
+    assert args[args.index("--tp-size") + 1] == "8"
+    assert engine().problems(shard) == []
