@@ -744,3 +744,15 @@ def test_a_shard_alone_gives_the_other_nodes_no_ports_to_clash_with() -> None:
         bind_addr="10.0.0.2",
     )
     assert shard_layout(shard, VLLM_LIKE).dials[0] == Dial("dp-rpc", 0, "10.0.0.1", 1)
+
+
+def test_a_shard_alone_never_puts_two_other_nodes_on_one_host() -> None:
+    # Every node but the leader's keeps the block free: on one guessed host they would clash.
+    prof = profile(tp=1, dp=3, nodes=3, gpus_per_node=1)
+    shard = ShardSpec(
+        profile=prof, rank=2, nnodes=3, dp_rank=2, leader_addr="10.0.0.1", leader_port=5757, http_port=30000
+    )
+    assert shard_layout(shard, SGLANG_LIKE).reserves == (
+        Listener("dist-init", 5757),
+        Listener("zmq", 5758, 6),
+    )
