@@ -176,7 +176,12 @@ TARGETS: tuple[Target, ...] = (
         "core.replica",
         "core",
         "src/enginekit/replica/spec.py",
-        ("tests/test_replica.py", "tests/test_replica_layout.py", "tests/test_layout.py", "tests/test_export.py"),
+        (
+            "tests/test_replica.py",
+            "tests/test_replica_layout.py",
+            "tests/test_layout.py",
+            "tests/test_export.py",
+        ),
         gated=False,
     ),
     Target(
@@ -304,6 +309,7 @@ TARGETS: tuple[Target, ...] = (
         "plugins/sglang",
         "src/enginekit_sglang/validation.py",
         (
+            "tests/test_sglang_dataparallel.py",
             "tests/test_sglang_validate.py",
             "tests/test_sglang_host_paths.py",
             "tests/test_sglang_rules_pinned.py",
@@ -313,7 +319,17 @@ TARGETS: tuple[Target, ...] = (
         "sglang.build",
         "plugins/sglang",
         "src/enginekit_sglang/build.py",
-        ("tests/test_sglang_commands.py", "tests/test_sglang_rules_pinned.py"),
+        (
+            "tests/test_sglang_commands.py",
+            "tests/test_sglang_rules_pinned.py",
+            "tests/test_sglang_dataparallel.py",
+        ),
+    ),
+    Target(
+        "sglang.dataparallel",
+        "plugins/sglang",
+        "src/enginekit_sglang/dataparallel.py",
+        ("tests/test_sglang_dataparallel.py",),
     ),
     Target(
         "vllm.known",

@@ -7,7 +7,15 @@ from typing import Any
 import attrs
 import pytest
 from enginekit import Command, EngineError, Profile, ShardSpec, SpecError, hookimpl
-from enginekit.layout.model import API_SERVER, HEADLESS, NO_DATA_PARALLEL, Dial, LayoutRules, Listener
+from enginekit.layout.model import (
+    API_SERVER,
+    HEADLESS,
+    NO_DATA_PARALLEL,
+    Coordination,
+    Dial,
+    LayoutRules,
+    Listener,
+)
 from enginekit.placement.builder import CommandBuilder
 from enginekit.testing import engine_for
 from hypothesis import example, given
@@ -158,12 +166,24 @@ def test_serves_http_follows_the_layout_unless_the_engine_answers() -> None:
             "balancing is not a set of internal, hybrid, external",
         ),
         (LayoutRules(balancing={"internal"}), "balancing is not a set of internal, hybrid, external"),  # type: ignore[arg-type]
-        (LayoutRules(expert_parallel=1), "expert_parallel or kv_events_per_rank is not true or false"),  # type: ignore[arg-type]
-        (LayoutRules(kv_events_per_rank="yes"), "expert_parallel or kv_events_per_rank is not true or false"),  # type: ignore[arg-type]
+        (LayoutRules(expert_parallel=1), "expert_parallel, kv_events_per_rank or health_stub is not true"),  # type: ignore[arg-type]
+        (LayoutRules(kv_events_per_rank="yes"), "expert_parallel, kv_events_per_rank or health_stub is not"),  # type: ignore[arg-type]
+        (LayoutRules(health_stub=0), "expert_parallel, kv_events_per_rank or health_stub is not true"),  # type: ignore[arg-type]
         (LayoutRules(all2all=frozenset({""})), "all2all is not a set of names"),
         (LayoutRules(all2all=("naive",)), "all2all is not a set of names"),  # type: ignore[arg-type]
         (LayoutRules(coordination=("a", "a")), "coordination is not up to 16 distinct port names"),
-        (LayoutRules(coordination=["a"]), "coordination is not up to 16 distinct port names"),  # type: ignore[arg-type]
+        (LayoutRules(coordination=(3,)), "coordination is not up to 16 distinct port names"),  # type: ignore[arg-type]
+        (
+            LayoutRules(coordination=(Coordination("a", offset=-1),)),
+            "an offset of 0-1024 from the leader port",
+        ),
+        (LayoutRules(coordination=(Coordination("a", offset=1025),)), "an offset of 0-1024 from the leader"),
+        (LayoutRules(coordination=(Coordination("a", offset=1.0),)), "an offset of 0-1024 from the leader"),  # type: ignore[arg-type]
+        (LayoutRules(coordination=(Coordination("a", count=0),)), "a count of 1-1024 ports"),
+        (LayoutRules(coordination=(Coordination("a", count=1025),)), "a count of 1-1024 ports"),
+        (LayoutRules(coordination=(Coordination("a", count=True),)), "a count of 1-1024 ports"),
+        (LayoutRules(coordination=(Coordination("a", per_rank=1),)), "true or false for per_rank"),  # type: ignore[arg-type]
+        (LayoutRules(coordination=(Coordination("a", every_node="y"),)), "and every_node"),  # type: ignore[arg-type]
         (LayoutRules(coordination=("a\x1b",)), "coordination is not up to 16 distinct port names"),
         (
             LayoutRules(coordination=tuple(map(str, range(17)))),
@@ -184,7 +204,10 @@ def test_a_broken_layout_rules_answer_is_one_error_naming_the_hook(answer: objec
 def test_sixteen_coordination_ports_are_enough_and_accepted() -> None:
     ok = Laying()
     ok.rules = LayoutRules(coordination=tuple(map(str, range(16))), all2all=frozenset({"naive"}))
-    assert engine_for(ok, "lay").layout_rules.coordination[-1] == "15"
+    assert engine_for(ok, "lay").layout_rules.coordination[-1] == Coordination("15", 15)
+    edges = LayoutRules(coordination=(Coordination("a", 1024, 1024, per_rank=True, every_node=True),))
+    ok.rules = edges
+    assert engine_for(ok, "lay").layout_rules is edges
 
 
 @example(dp=2, per_node=0, ep=False, all2all="", mode="internal", dp_rank=0)

@@ -12,7 +12,9 @@ from enginekit.layout.compute import DIST_INIT, HTTP, KV_EVENTS, layout, layout_
 from enginekit.layout.model import (
     API_SERVER,
     HEADLESS,
+    HEALTH_STUB,
     NO_DATA_PARALLEL,
+    Coordination,
     Dial,
     Layout,
     LayoutRules,
@@ -33,6 +35,25 @@ VLLM_LIKE = LayoutRules(
 )
 #: An engine with one front door and one coordination port, publishing per process.
 INTERNAL_ONLY = LayoutRules(balancing=frozenset({"internal"}), coordination=("dist-init",))
+#: SGLang's shape from 0.5.11: one front door, a block and a port past a gap, the block kept
+#: free on every node, and a health stub on every node's HTTP port.
+SGLANG_LIKE = LayoutRules(
+    balancing=frozenset({"internal"}),
+    expert_parallel=True,
+    coordination=(
+        Coordination("dist-init", every_node=True),
+        Coordination("zmq", 1, 6, every_node=True),
+        Coordination("dp-handshake", 13),
+    ),
+    kv_events_per_rank=True,
+    health_stub=True,
+)
+#: SGLang's shape up to 0.5.3: a port per data-parallel rank after the block.
+SGLANG_PER_RANK = LayoutRules(
+    balancing=frozenset({"internal"}),
+    coordination=("dist-init", "zmq", Coordination("rank-input", 6, per_rank=True)),
+    health_stub=True,
+)
 
 
 def profile(**fields: object) -> Profile:
@@ -52,7 +73,7 @@ def clashes(laid: Layout) -> list[tuple[str, int]]:
     seen: dict[tuple[str, int], int] = {}
     for process in laid.processes():
         host = laid.nodes[process.node].addr or f"node {process.node}"
-        for listener in process.listens:
+        for listener in (*process.listens, *process.reserves):
             for port in range(listener.port, listener.port + listener.count):
                 seen[(host, port)] = seen.get((host, port), 0) + 1
     return [key for key, count in seen.items() if count > 1]
@@ -72,7 +93,7 @@ def unanswered(laid: Layout) -> list[Dial]:
 @st.composite
 def replicas(draw: st.DrawFn) -> tuple[Profile, list[NodeInput], int, LayoutRules]:
     """A replica every engine of its rules can lay out: ports apart, ranks fitting the nodes."""
-    rules = draw(st.sampled_from([VLLM_LIKE, INTERNAL_ONLY]))
+    rules = draw(st.sampled_from([VLLM_LIKE, INTERNAL_ONLY, SGLANG_LIKE, SGLANG_PER_RANK]))
     count = draw(st.integers(1, 4))
     local = draw(st.integers(1, 8))
     tp = draw(st.sampled_from([1, 2, 4]))
@@ -144,6 +165,45 @@ def test_ranks_are_zero_to_dp_each_hosted_once_numbered_as_vllm_numbers_them(
     assert len(servers) == expected
     assert all(p.port(HTTP) for p in servers)
     assert not any(p.port(HTTP) for p in laid.processes() if p.role == HEADLESS)
+    # A headless process listens for health on its node's HTTP port only where the engine says so.
+    headless = [p for p in laid.processes() if p.role == HEADLESS]
+    stubs = [given_nodes[p.node].http_port if rules.health_stub else 0 for p in headless]
+    assert [p.port(HEALTH_STUB) for p in headless] == stubs
+    assert not any(p.port(HEALTH_STUB) for p in servers)
+
+
+@settings(max_examples=300, deadline=None)
+@given(replicas())
+def test_every_coordination_port_is_the_leaders_dialed_by_every_other_process_and_kept_free_where_asked(
+    case: tuple[Profile, list[NodeInput], int, LayoutRules],
+) -> None:
+    prof, given_nodes, leader, rules = case
+    laid = compute._layout(prof, given_nodes, leader, rules)  # ports apart: the shape alone
+    head, *others = laid.processes()
+    if laid.dp == 1:
+        assert all(not p.reserves for p in laid.processes())
+        return
+    dp = laid.dp
+    for port in rules.coordination:
+        count = dp if port.per_rank else port.count
+        assert Listener(port.name, leader + port.offset, count) in head.listens
+        for other in others:
+            dial = other.dialed(port.name)
+            assert dial is not None
+            assert (dial.node, dial.addr) == (
+                0,
+                laid.nodes[0].addr or ("127.0.0.1" if len(laid.nodes) == 1 else ""),
+            )
+            assert leader + port.offset <= dial.port < leader + port.offset + count
+    # Kept free once on every node but the leader's, by its first process.
+    kept = [
+        Listener(c.name, leader + c.offset, dp if c.per_rank else c.count)
+        for c in rules.coordination
+        if c.every_node
+    ]
+    for process in laid.processes():
+        expected = kept if process.node > 0 and process.index == 0 else []
+        assert list(process.reserves) == expected
 
 
 @settings(max_examples=200, deadline=None)
@@ -555,6 +615,149 @@ def test_a_shard_alone_assumes_nothing_of_another_nodes_ports() -> None:
     assert shard_layout(http, VLLM_LIKE).port(HTTP) == 13345
 
 
+# --- coordination ports at offsets, kept free on every node, health stubs (SGLang) ----
+
+
+def test_bare_coordination_names_take_the_port_after_the_previous_entrys_last() -> None:
+    rules = LayoutRules(coordination=("a", Coordination("b", 3, 2), "c", Coordination("d", 13), "e"))
+    assert [(c.name, c.offset, c.count) for c in rules.coordination] == [
+        ("a", 0, 1),
+        ("b", 3, 2),
+        ("c", 5, 1),
+        ("d", 13, 1),
+        ("e", 14, 1),
+    ]
+    assert LayoutRules(coordination=["x", "y"]).coordination == (Coordination("x", 0), Coordination("y", 1))
+    with pytest.raises(ValueError, match="'z' follows a range of one port per rank: give its offset"):
+        LayoutRules(coordination=(Coordination("r", 6, per_rank=True), "z"))
+    assert LayoutRules(coordination=(Coordination("r", 6, per_rank=True), Coordination("z", 2))).coordination[
+        1
+    ] == Coordination("z", 2)
+
+
+def test_sglang_two_nodes_the_block_is_the_leaders_kept_free_elsewhere_with_a_health_stub() -> None:
+    prof = profile(tp=1, dp=16, nodes=2, gpus_per_node=8, expert_parallel=True)
+    laid = layout(prof, nodes(2, http=30000, kv=5557), leader_port=5757, rules=SGLANG_LIKE)
+    head, worker = laid.processes()
+    assert head.listens == (
+        Listener(HTTP, 30000),
+        Listener("dist-init", 5757),
+        Listener("zmq", 5758, 6),
+        Listener("dp-handshake", 5770),
+        Listener(KV_EVENTS, 5557, 8),
+    )
+    assert head.reserves == ()
+    assert (worker.role, worker.listens) == (
+        HEADLESS,
+        (Listener(HEALTH_STUB, 30000), Listener(KV_EVENTS, 5565, 8)),
+    )
+    assert worker.reserves == (Listener("dist-init", 5757), Listener("zmq", 5758, 6))
+    assert worker.dials == (
+        Dial("dist-init", 0, "10.0.0.1", 5757),
+        Dial("zmq", 0, "10.0.0.1", 5758),
+        Dial("dp-handshake", 0, "10.0.0.1", 5770),
+    )
+
+
+def test_a_per_rank_range_takes_dp_ports_and_each_process_dials_its_first_ranks() -> None:
+    prof = profile(tp=2, dp=4, nodes=2, gpus_per_node=4)
+    laid = layout(prof, nodes(2), leader_port=9000, rules=SGLANG_PER_RANK)
+    head, worker = laid.processes()
+    assert Listener("rank-input", 9006, 4) in head.listens
+    assert worker.dialed("rank-input") == Dial("rank-input", 0, "10.0.0.1", 9008)
+    assert worker.reserves == ()  # nothing every_node in these rules
+
+
+def test_a_port_kept_free_clashes_like_a_listener_and_says_so() -> None:
+    prof = profile(tp=1, dp=2, nodes=2, gpus_per_node=1)
+    # The second node's health stub sits on the block its engine requires free.
+    given = [NodeInput(addr="10.0.0.1", http_port=8000), NodeInput(addr="10.0.0.2", http_port=5760)]
+    assert refused(prof, given, leader=5757, rules=SGLANG_LIKE) == [
+        "node 1 process 0: zmq 5758-5763 (kept free) overlaps node 1 process 0's health-stub 5760 on the "
+        "same host (10.0.0.2)"
+    ]
+    # Two nodes at one address: the second keeps free what the first listens on.
+    shared = refused(prof, nodes(2, addr="127.0.0.1"), leader=5757, rules=SGLANG_LIKE)
+    assert shared[0].startswith("node 1 process 0: health-stub 8000 overlaps node 0 process 0's http 8000")
+    assert (
+        "node 1 process 0: dist-init 5757 (kept free) overlaps node 0 process 0's dist-init 5757 on the "
+        "same host (127.0.0.1)"
+    ) in shared
+    assert refused(prof, nodes(2), leader=65530, rules=SGLANG_LIKE)[-1] == (
+        "node 1 process 0: zmq 65531-65536 (kept free) is outside 1-65535 (leader_port and the ports after it)"
+    )
+    stub = layout_problems(
+        prof,
+        [NodeInput(addr="10.0.0.1", http_port=8000), NodeInput(addr="10.0.0.2", http_port=65536)],
+        leader_port=13345,
+        rules=VLLM_LIKE,
+    )
+    assert stub == []  # vLLM's headless node listens on no HTTP port
+    late = refused(
+        prof,
+        [NodeInput(addr="10.0.0.1", http_port=8000), NodeInput(addr="10.0.0.2", http_port=65536)],
+        rules=SGLANG_LIKE,
+    )
+    assert late == [
+        "node 1 process 0: health-stub 65536 is outside 1-65535 (http_port plus the process's index on its node)"
+    ]
+
+
+def test_a_tensor_parallel_worker_has_its_health_stub_on_its_own_port_and_keeps_nothing_free() -> None:
+    prof = profile(tp=8, pp=2, nodes=2, gpus_per_node=8)
+    laid = layout(prof, nodes(2, http=30000), leader_port=5757, rules=SGLANG_LIKE)
+    _, worker = laid.processes()
+    assert (worker.listens, worker.reserves) == ((Listener(HEALTH_STUB, 30000),), ())
+    shard = ShardSpec(
+        profile=prof,
+        rank=1,
+        nnodes=2,
+        leader_addr="10.0.0.1",
+        leader_port=5757,
+        http_port=30000,
+        bind_addr="10.0.0.2",
+    )
+    assert shard_layout(shard, SGLANG_LIKE) == worker
+
+
+def test_a_range_per_rank_kept_free_on_every_node_takes_dp_ports_there_too() -> None:
+    rules = LayoutRules(
+        balancing=frozenset({"internal"}),
+        coordination=(Coordination("r", 2, per_rank=True, every_node=True),),
+    )
+    laid = layout(profile(tp=1, dp=4, nodes=2, gpus_per_node=2), nodes(2), leader_port=9000, rules=rules)
+    assert laid.process(1).reserves == (Listener("r", 9002, 4),)
+
+
+def test_a_shard_alone_gives_the_other_nodes_no_ports_to_clash_with() -> None:
+    # The leader's block at port 1: a guessed HTTP or KV-event port of node 0 would land on it.
+    prof = profile(tp=1, dp=4, nodes=2, gpus_per_node=2, kv_events=True)
+    shard = ShardSpec(
+        profile=prof,
+        rank=1,
+        nnodes=2,
+        dp_rank=2,
+        leader_addr="10.0.0.1",
+        leader_port=1,
+        http_port=8000,
+        kv_events_port=5557,
+        bind_addr="10.0.0.2",
+    )
+    assert shard_layout(shard, VLLM_LIKE).dials[0] == Dial("dp-rpc", 0, "10.0.0.1", 1)
+
+
+def test_a_shard_alone_never_puts_two_other_nodes_on_one_host() -> None:
+    # Every node but the leader's keeps the block free: on one guessed host they would clash.
+    prof = profile(tp=1, dp=3, nodes=3, gpus_per_node=1)
+    shard = ShardSpec(
+        profile=prof, rank=2, nnodes=3, dp_rank=2, leader_addr="10.0.0.1", leader_port=5757, http_port=30000
+    )
+    assert shard_layout(shard, SGLANG_LIKE).reserves == (
+        Listener("dist-init", 5757),
+        Listener("zmq", 5758, 6),
+    )
+
+
 def _naive_overlaps(host: str, placed: list[compute._Placed]) -> list[tuple[int, int, str]]:
     """Every pair compared with every other: what the sweep must find, pair for pair."""
     found = []
@@ -563,8 +766,9 @@ def _naive_overlaps(host: str, placed: list[compute._Placed]) -> list[tuple[int,
             a, b = first.listener, second.listener
             if a.port <= b.last and b.port <= a.last:
                 message = (
-                    f"node {second.process.node} process {second.process.index}: {b} overlaps "
-                    f"node {first.process.node} process {first.process.index}'s {a} on the same host ({host})"
+                    f"node {second.process.node} process {second.process.index}: {second.said} overlaps "
+                    f"node {first.process.node} process {first.process.index}'s {first.said} on the same "
+                    f"host ({host})"
                 )
                 found.append((second.seq, first.seq, message))
     return found
@@ -576,6 +780,7 @@ def test_the_sweep_finds_exactly_the_pairs_every_comparison_would(ranges: list[t
         compute._Placed(
             seq,
             Listener(f"l{seq}", port, count),
+            f"l{seq} {'(kept free)' if seq % 3 else ''}",
             ProcessLayout(node=0, index=seq, role=API_SERVER, dp_ranks=(seq,), gpus=()),
         )
         for seq, (port, count) in enumerate(ranges)

@@ -20,7 +20,16 @@ if TYPE_CHECKING:
     from enginekit.base.errors import ConfigError, EngineError, SpecError
     from enginekit.base.versions import Version, newest_at_or_below, parse_version
     from enginekit.layout.compute import shard_layout
-    from enginekit.layout.model import API_SERVER, HEADLESS, Dial, LayoutRules, Listener, ProcessLayout
+    from enginekit.layout.model import (
+        API_SERVER,
+        HEADLESS,
+        HEALTH_STUB,
+        Coordination,
+        Dial,
+        LayoutRules,
+        Listener,
+        ProcessLayout,
+    )
     from enginekit.placement.builder import CommandBuilder, host_port, is_ip, leader_endpoint, node_ip
     from enginekit.placement.env import TUNABLE, placement_env, visible_devices
     from enginekit.placement.launcher import FileArg, launcher_args
@@ -87,8 +96,10 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "API_SERVER": "enginekit.layout.model",
     "DP_BALANCING": "enginekit.spec.model",
+    "Coordination": "enginekit.layout.model",
     "Dial": "enginekit.layout.model",
     "HEADLESS": "enginekit.layout.model",
+    "HEALTH_STUB": "enginekit.layout.model",
     "LayoutRules": "enginekit.layout.model",
     "Listener": "enginekit.layout.model",
     "ProcessLayout": "enginekit.layout.model",
@@ -172,6 +183,7 @@ __all__ = [
     "DP_BALANCING",
     "ENTRY_POINT_GROUP",
     "HEADLESS",
+    "HEALTH_STUB",
     "TUNABLE",
     "Adapter",
     "Allowable",
@@ -179,6 +191,7 @@ __all__ = [
     "Command",
     "CommandBuilder",
     "ConfigError",
+    "Coordination",
     "Dial",
     "EngineClass",
     "EngineError",

@@ -166,10 +166,19 @@ REFUSED = [
     ),
     pytest.param(
         # 0.5.3 registers it only to exit: "please set `--ep-size` to the same value as `--tp-size`".
+        # --ep-size is the layout's now: the profile field is what to set, not the rename.
         "0.5.3",
         ("--enable-ep-moe",),
-        "profile 'p': args: '--enable-ep-moe' is not an option of python -m sglang.launch_server "
-        "0.5.3: renamed to --ep-size in 0.5.3; use --ep-size instead",
+        "profile 'p': args: '--enable-ep-moe' sets --enable-ep-moe, which enginekit manages; set the "
+        "profile's expert_parallel",
+        id="renamed-and-managed",
+    ),
+    pytest.param(
+        "0.5.3",
+        ("--enable-triton-kernel-moe",),
+        "profile 'p': args: '--enable-triton-kernel-moe' is not an option of python -m "
+        "sglang.launch_server 0.5.3: renamed to --moe-runner-backend in 0.5.3; use --moe-runner-backend "
+        "instead",
         id="renamed-and-refused-by-sglang",
     ),
     pytest.param(
@@ -216,7 +225,7 @@ def test_an_option_the_release_lacks_is_refused_saying_what_is_known(
 @pytest.mark.parametrize(
     ("release", "args"),
     [
-        ("0.5.2", ("--enable-ep-moe",)),  # still an option there
+        ("0.5.2", ("--enable-triton-kernel-moe",)),  # still an option there
         ("0.5.19", ("--cuda-graph-bs", "8")),
         ("0.5.20", ("--cuda-graph-bs-decode", "8")),
         ("0.5.3", ("--max-micro-batch-size", "4")),

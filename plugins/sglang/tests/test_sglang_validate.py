@@ -5,6 +5,7 @@ from __future__ import annotations
 import attrs
 import pytest
 from enginekit import Adapter, EngineError, GPUInfo, Profile, Registry, ShardSpec, SpecError
+from enginekit.plugin import parse_version
 from enginekit.spec.convert import structure
 from enginekit.testing import engine_for
 from enginekit_sglang import SglangConfig, SglangEngine
@@ -406,7 +407,7 @@ def test_the_adapter_list_is_closed_before_the_profiles_args() -> None:
         http_port=30000,
         kv_events_port=5557,
     )
-    args = server_args(spec)
+    args = server_args(spec, parse_version("0.5.23"))
     paths = args.index("--lora-paths")
     assert args[paths + 1 : paths + 3] == ["sql=/adapters/sql", "chat=/adapters/chat"]
     assert args[paths + 3].startswith("--")

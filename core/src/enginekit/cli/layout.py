@@ -119,7 +119,7 @@ def _row(laid: Layout, process: ProcessLayout) -> tuple[str, ...]:
         process.role,
         _span(process.dp_ranks),
         _span(process.gpus),
-        ", ".join(map(str, process.listens)) or "-",
+        ", ".join([*map(str, process.listens), *(f"{kept} (kept free)" for kept in process.reserves)]) or "-",
         dials or "-",
     )
 

@@ -22,8 +22,10 @@ from enginekit.base.errors import SpecError
 from enginekit.layout.model import (
     API_SERVER,
     HEADLESS,
+    HEALTH_STUB,
     MAX_PORT,
     MIN_PORT,
+    Coordination,
     Dial,
     Layout,
     LayoutRules,
@@ -206,7 +208,8 @@ def _layout(profile: Profile, nodes: Sequence[NodeInput], leader_port: int, rule
                     dp_ranks=hosted,
                     gpus=used,
                     listens=tuple(_listens(profile, node, k, i, hosted, serves, leader_port, rules)),
-                    dials=tuple(_dials(profile, k, i, leader, leader_port, rules)),
+                    dials=tuple(_dials(profile, k, i, hosted, leader, leader_port, rules)),
+                    reserves=tuple(_reserves(profile, k, i, leader_port, rules)),
                 )
             )
         laid.append(NodeLayout(index=k, addr=node.addr, processes=tuple(processes)))
@@ -231,12 +234,12 @@ def _listens(
     leader_port: int,
     rules: LayoutRules,
 ) -> Iterator[Listener]:
-    if serves and node.http_port:
-        yield Listener(HTTP, node.http_port + i)
+    if node.http_port and (serves or rules.health_stub):
+        yield Listener(HTTP if serves else HEALTH_STUB, node.http_port + i)
     if k == 0 and i == 0:
         if profile.data_parallel > 1:
-            for j, name in enumerate(rules.coordination):
-                yield Listener(name, leader_port + j)
+            for port in rules.coordination:
+                yield Listener(port.name, leader_port + port.offset, _count(profile, port))
         elif profile.node_count > 1:
             yield Listener(DIST_INIT, leader_port)
     if node.kv_events_port:
@@ -246,16 +249,37 @@ def _listens(
             yield Listener(KV_EVENTS, node.kv_events_port)
 
 
+def _count(profile: Profile, port: Coordination) -> int:
+    return profile.data_parallel if port.per_rank else port.count
+
+
 def _dials(
-    profile: Profile, k: int, i: int, leader: str, leader_port: int, rules: LayoutRules
+    profile: Profile,
+    k: int,
+    i: int,
+    ranks: tuple[int, ...],
+    leader: str,
+    leader_port: int,
+    rules: LayoutRules,
 ) -> Iterator[Dial]:
     if k == 0 and i == 0:
         return  # the leader dials nobody: everyone dials it
     if profile.data_parallel > 1:
-        for j, name in enumerate(rules.coordination):
-            yield Dial(name, 0, leader, leader_port + j)
+        for port in rules.coordination:
+            # A range is dialed at its first port, one port per rank at the process's first rank's.
+            first = ranks[0] if port.per_rank else 0
+            yield Dial(port.name, 0, leader, leader_port + port.offset + first)
     else:  # without data parallel, only another node's process is not the leader
         yield Dial(DIST_INIT, 0, leader, leader_port)
+
+
+def _reserves(profile: Profile, k: int, i: int, leader_port: int, rules: LayoutRules) -> Iterator[Listener]:
+    # Once per node but the leader's, whose own listeners hold these ports already.
+    if k == 0 or i != 0 or profile.data_parallel < 2:
+        return
+    for port in rules.coordination:
+        if port.every_node:
+            yield Listener(port.name, leader_port + port.offset, _count(profile, port))
 
 
 def _port_problems(laid: Layout, leader_port: int) -> Iterator[str]:
@@ -266,22 +290,30 @@ def _port_problems(laid: Layout, leader_port: int) -> Iterator[str]:
             f"leader_port: expected {MIN_PORT}-{MAX_PORT} for a replica whose processes dial "
             f"the leader, got {leader_port}"
         )
-    # Each problem is keyed by the listener it is found at, in layout order, so they are
-    # said in that order however they are found.
+    # Each problem is keyed by the port it is found at, in layout order (a process's
+    # listeners, then the ports it keeps free), so they are said in that order however
+    # they are found.
     found: list[tuple[int, int, str]] = []
     hosts: dict[str, list[_Placed]] = {}
-    listeners = ((process, listener) for process in laid.processes() for listener in process.listens)
-    for seq, (process, listener) in enumerate(listeners):
+    held = (
+        (process, listener, said)
+        for process in laid.processes()
+        for listener, said in [
+            *((listener, str(listener)) for listener in process.listens),
+            *((kept, f"{kept} (kept free)") for kept in process.reserves),
+        ]
+    )
+    for seq, (process, listener, said) in enumerate(held):
         if listener.port < MIN_PORT or listener.last > MAX_PORT:
             message = (
-                f"node {process.node} process {process.index}: {listener} is outside "
+                f"node {process.node} process {process.index}: {said} is outside "
                 f"{MIN_PORT}-{MAX_PORT}{_from(listener)}"
             )
             found.append((seq, -1, message))
             continue
         # Two nodes at one address are one host: a listener of each clashes there too.
         host = laid.nodes[process.node].addr or f"node {process.node}"
-        hosts.setdefault(host, []).append(_Placed(seq, listener, process))
+        hosts.setdefault(host, []).append(_Placed(seq, listener, said, process))
     for host, placed in hosts.items():
         found += _overlaps(host, placed)
     for _, _, message in sorted(found):
@@ -290,19 +322,20 @@ def _port_problems(laid: Layout, leader_port: int) -> Iterator[str]:
 
 @attrs.frozen
 class _Placed:
-    """A listener in range, where it was laid out: ``seq`` counts every listener of the layout."""
+    """A port in range where it was laid out: ``seq`` counts every port of the layout, ``said`` names it."""
 
     seq: int
     listener: Listener
+    said: str
     process: ProcessLayout
 
 
 def _overlaps(host: str, placed: list[_Placed]) -> list[tuple[int, int, str]]:
-    """Each pair of one host's listeners that share a port, found in one sweep by first port.
+    """Each pair of one host's ports that overlap, found in one sweep by first port.
 
-    Sorted by first port, a listener can only overlap those before it still open at its
+    Sorted by first port, a range can only overlap those before it still open at its
     first port: a thousand processes on one node cost a sort, not a million comparisons.
-    A pair is named by the later listener of the layout first, keyed by both.
+    A pair is named by the later one of the layout first, keyed by both.
     """
     found = []
     open_: list[_Placed] = []
@@ -311,8 +344,8 @@ def _overlaps(host: str, placed: list[_Placed]) -> list[tuple[int, int, str]]:
         for other in open_:
             first, second = sorted((other, entry), key=lambda p: p.seq)
             message = (
-                f"node {second.process.node} process {second.process.index}: {second.listener} overlaps "
-                f"node {first.process.node} process {first.process.index}'s {first.listener} on the "
+                f"node {second.process.node} process {second.process.index}: {second.said} overlaps "
+                f"node {first.process.node} process {first.process.index}'s {first.said} on the "
                 f"same host ({host})"
             )
             found.append((second.seq, first.seq, message))
@@ -323,7 +356,7 @@ def _overlaps(host: str, placed: list[_Placed]) -> list[tuple[int, int, str]]:
 def _from(listener: Listener) -> str:
     if listener.name == KV_EVENTS:
         return " (kv_events_port plus the data-parallel ranks)"
-    if listener.name == HTTP:
+    if listener.name in (HTTP, HEALTH_STUB):
         return " (http_port plus the process's index on its node)"
     return " (leader_port and the ports after it)"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import attrs
 
@@ -11,8 +11,50 @@ from enginekit.spec.model import DP_BALANCING
 #: A process that serves the replica's API (HTTP) and one that only computes.
 API_SERVER = "api-server"
 HEADLESS = "headless"
+#: The listener of a headless process's health stub (:attr:`LayoutRules.health_stub`).
+HEALTH_STUB = "health-stub"
 #: The lowest and highest port a listener may take: 0 means "not set" everywhere in the model.
 MIN_PORT, MAX_PORT = 1, 65535
+
+
+@attrs.frozen
+class Coordination:
+    """A port of the data-parallel leader's: ``count`` ports at ``offset`` from the replica's ``leader_port``.
+
+    The first node's first process listens on it; every other process dials it at its
+    first port (the engine derives the rest of a range from that one), or, for a range of
+    one port per data-parallel rank, at its own first rank's port.
+    """
+
+    name: str
+    #: Its first port's distance from ``leader_port``.
+    offset: int = 0
+    #: How many ports it takes; ignored when ``per_rank``.
+    count: int = 1
+    #: One port per data-parallel rank of the replica (``dp`` ports), rank ``r`` at ``offset + r``.
+    per_rank: bool = False
+    #: The engine requires it free on every node at start, not only on the leader's (SGLang
+    #: from 0.5.5 waits for it there, then stops): the other nodes keep it free too.
+    every_node: bool = False
+
+
+def coordination_ports(entries: Iterable[str | Coordination]) -> tuple[Coordination, ...]:
+    """``entries`` as :class:`Coordination`, a bare name taking the port after the previous entry's last.
+
+    So ``("a", "b")`` is the contiguous block ``leader_port``, ``leader_port + 1``: the
+    form of plugin API 1.1's first drafts, still accepted.
+    """
+    ports: list[Coordination] = []
+    following: int | None = 0
+    for entry in entries:
+        if isinstance(entry, str) and following is None:
+            raise ValueError(f"coordination: {entry!r} follows a range of one port per rank: give its offset")
+        port = Coordination(entry, following or 0) if isinstance(entry, str) else entry
+        ports.append(port)
+        if isinstance(port, Coordination):  # anything else is left to the plugin contract to name
+            # A range of one port per rank ends where the replica's dp says: nothing follows it unsaid.
+            following = None if port.per_rank else port.offset + port.count
+    return tuple(ports)
 
 
 @attrs.frozen(kw_only=True)
@@ -32,11 +74,15 @@ class LayoutRules:
     #: accepts any name (the engine's own checks judge it).
     all2all: frozenset[str] = frozenset()
     #: The ports the data-parallel leader listens on and every other process of the
-    #: replica dials, in order: a block from the replica's ``leader_port``.
-    coordination: tuple[str, ...] = ()
+    #: replica dials, each at its offset from the replica's ``leader_port``; a bare name
+    #: takes the port after the previous one (a contiguous block from ``leader_port``).
+    coordination: tuple[Coordination, ...] = attrs.field(default=(), converter=coordination_ports)
     #: Each rank publishes KV-cache events on the base port plus its data-parallel rank
     #: (vLLM); otherwise each process publishes on the base port alone.
     kv_events_per_rank: bool = False
+    #: A process that serves no API still listens on its node's HTTP port, for a stub that
+    #: answers health checks whatever its state (SGLang's nodes but the first).
+    health_stub: bool = False
 
 
 #: An engine that says nothing of layouts: tensor and pipeline parallel only.
@@ -114,6 +160,9 @@ class ProcessLayout:
     gpus: tuple[int, ...]
     listens: tuple[Listener, ...] = ()
     dials: tuple[Dial, ...] = ()
+    #: Ports it does not listen on that the engine requires free on its node at start
+    #: (:attr:`Coordination.every_node`): another listener of the host there is a clash.
+    reserves: tuple[Listener, ...] = ()
 
     @property
     def dp_start(self) -> int:

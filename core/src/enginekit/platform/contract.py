@@ -204,16 +204,27 @@ class Answers:
             raise self.broken(
                 hook, f"returned layout rules whose balancing is not a set of {', '.join(DP_BALANCING)}"
             )
-        if type(answer.expert_parallel) is not bool or type(answer.kv_events_per_rank) is not bool:
+        flags = (answer.expert_parallel, answer.kv_events_per_rank, answer.health_stub)
+        if {type(flag) for flag in flags} != {bool}:
             raise self.broken(
-                hook, "returned layout rules whose expert_parallel or kv_events_per_rank is not true or false"
+                hook,
+                "returned layout rules whose expert_parallel, kv_events_per_rank or health_stub is not "
+                "true or false",
             )
         if type(answer.all2all) is not frozenset or not _texts(*answer.all2all):
             raise self.broken(hook, "returned layout rules whose all2all is not a set of names")
-        names = answer.coordination
-        if type(names) is not tuple or not _texts(*names) or len(set(names)) != len(names) or len(names) > 16:
+        ports = answer.coordination
+        names = [getattr(port, "name", None) for port in ports]
+        if not _texts(*names) or len(set(names)) != len(names) or len(names) > 16:
             raise self.broken(
                 hook, "returned layout rules whose coordination is not up to 16 distinct port names"
+            )
+        if not all(_coordination_port(port) for port in ports):
+            raise self.broken(
+                hook,
+                f"returned layout rules whose coordination ports are not each an offset of 0-{MAX_OFFSET} "
+                f"from the leader port, a count of 1-{MAX_OFFSET} ports, and true or false for per_rank "
+                f"and every_node",
             )
         return answer
 
@@ -269,6 +280,21 @@ class Answers:
             raise  # the operator pressed Ctrl-C: an interruption, not the plugin's answer
         except BaseException as exc:  # SystemExit and its kin are the plugin's answer too
             raise self.broken(hook, f"raised {described(exc, secret)}") from None
+
+
+#: The farthest a coordination port may lie from the leader port, and the most ports it may take.
+MAX_OFFSET = 1024
+
+
+def _coordination_port(port: object) -> bool:
+    """Whether a coordination entry is one, with an offset and count in bounds and flags that are flags."""
+    from enginekit.layout.model import Coordination
+
+    if type(port) is not Coordination:
+        return False
+    numbers_ok = type(port.offset) is int and type(port.count) is int
+    flags_ok = type(port.per_rank) is bool and type(port.every_node) is bool
+    return numbers_ok and flags_ok and 0 <= port.offset <= MAX_OFFSET and 1 <= port.count <= MAX_OFFSET
 
 
 def _texts(*items: object) -> bool:

@@ -75,8 +75,10 @@ def layout_rules() -> LayoutRules | None:
     Optional (tensor and pipeline parallel only: a profile asking for data or expert
     parallel is refused); asked once per engine. Which data-parallel balancing modes the
     engine has, whether it has expert parallel and which all-to-all backends, the ports
-    its data-parallel leader listens on, and whether its KV-event publishers move by the
-    data-parallel rank. From these the core lays out every replica
+    its data-parallel leader listens on (each at its offset from the replica's leader port,
+    and which of them every node must keep free), whether its KV-event publishers move by
+    the data-parallel rank, and whether a process serving no API still runs a health stub
+    on the HTTP port. From these the core lays out every replica
     (:func:`enginekit.plugin.shard_layout` gives a shard its process): build ranks and
     ports from that slice, never from arithmetic of your own.
     """

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from enginekit.plugin import CommandBuilder, EngineError, ShardSpec, leader_endpoint
+
+if TYPE_CHECKING:
+    from enginekit.plugin import Version
 
 #: enginekit's own name for the key: reserved (``ENGINEKIT_*``), so no profile can set
 #: it, and removed from the environment by the launcher before SGLang starts.
@@ -13,12 +17,13 @@ KEY_ENV = "ENGINEKIT_API_KEY"
 THREADS_ENV = "SGLANG_CPU_OMP_THREADS_BIND"
 
 
-def server_args(shard: ShardSpec) -> list[str]:
+def server_args(shard: ShardSpec, release: Version) -> list[str]:
     """Everything SGLang is told on its command line, the profile's arguments last.
 
     ``--lora-paths`` takes every bare token after it until the next option: the adapters
     come first and enginekit's own options end the list, the last of them taking exactly
-    one value, so nothing of the profile's can join it.
+    one value, so nothing of the profile's can join it. Under data-parallel attention the
+    nodes, ranks and ports come from the replica's layout (:mod:`enginekit_sglang.dataparallel`).
     """
     profile = shard.profile
     args = [
@@ -38,7 +43,13 @@ def server_args(shard: ShardSpec) -> list[str]:
     events = kv_events_config(shard)
     if events:
         args += ["--kv-events-config", events]
-    if shard.is_multi_node():
+    if profile.data_parallel > 1:
+        from enginekit.plugin import shard_layout
+
+        from enginekit_sglang.dataparallel import data_parallel_args, layout_rules
+
+        args += data_parallel_args(shard, shard_layout(shard, layout_rules(release)), release)
+    elif shard.is_multi_node():
         args += [
             "--nnodes",
             str(shard.nnodes),
@@ -56,10 +67,15 @@ def server_args(shard: ShardSpec) -> list[str]:
     args += [
         # Full spellings: "--pp" is ambiguous to argparse (--pp-size, --pp-max-micro-batch-size…).
         "--tp-size",
-        str(profile.tp),
+        # SGLang's TP group holds every attention rank: tp x dp GPUs per pipeline stage.
+        str(profile.tp * profile.data_parallel),
         "--pp-size",
         str(profile.pipeline_degree),
     ]
+    if profile.expert_parallel:
+        from enginekit_sglang.dataparallel import expert_args
+
+        args += expert_args(profile)
     return [*args, *profile.args]
 
 
@@ -98,6 +114,15 @@ def server_env(shard: ShardSpec) -> CommandBuilder:
     """The shard's placement variables plus SGLang's own, each with its reason."""
     build = CommandBuilder(shard)
     build.put_secret(KEY_ENV, shard.api_key, KEY_WHY)
+    profile = shard.profile
+    if profile.expert_parallel and profile.all2all:
+        from enginekit.plugin import nvshmem_env
+
+        from enginekit_sglang.dataparallel import NVSHMEM_BACKENDS
+
+        if profile.all2all in NVSHMEM_BACKENDS:
+            for name, value, why in nvshmem_env(shard, f"SGLang's {profile.all2all} all-to-all"):
+                build.put(name, value, why)
     if shard.on_cpu() and shard.threads:
         # One group per process on this node, indexed by its local device id: TP x PP
         # ranks over the nodes, which is the profile's per-node width.

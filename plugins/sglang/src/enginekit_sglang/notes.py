@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from enginekit.plugin import ShardSpec, host_port, leader_endpoint, parse_version
 
 from enginekit_sglang.build import THREADS_ENV
+from enginekit_sglang.dataparallel import HANDSHAKE_PORT_SINCE
 from enginekit_sglang.flags import SOURCE_RELEASE, SYNTAX
 
 if TYPE_CHECKING:
@@ -59,6 +60,12 @@ def shard_notes(shard: ShardSpec, config: SglangConfig, kv_events: str) -> list[
             f"only after every rank has joined and warm-up succeeded"
         )
         notes.append(_worker_lifetime(shard, read >= parse_version(WORKERS_IGNORE_SIGTERM)))
+        if shard.profile.data_parallel > 1 and read >= HANDSHAKE_PORT_SINCE:
+            notes.append(
+                f"rank {shard.rank} starts without waiting for {leader_endpoint(shard)}: node 0 opens it "
+                f"only after every node has fetched its worker ports from the handshake port 13 above it, "
+                f"which SGLang's worker asks for itself and waits up to ten minutes for"
+            )
     elif shard.is_multi_node():
         notes.append(
             f"rank 0 serves the API for all {shard.nnodes} nodes; the workers connect to "

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from enginekit.plugin import Command, EnginePolicy, GPUInfo, ParsedArgs, Profile, ShardSpec
+    from enginekit.plugin import Command, EnginePolicy, GPUInfo, LayoutRules, ParsedArgs, Profile, ShardSpec
 
 #: A config is frozen, so one default instance serves every engine built without one.
 DEFAULT_CONFIG = SglangConfig()
@@ -48,18 +48,33 @@ class SglangEngine:
         return self._policy
 
     @hookimpl
+    def layout_rules(self) -> LayoutRules:
+        """Data-parallel attention behind one API server, expert parallel, the ports derived from D."""
+        from enginekit.plugin import parse_version
+
+        from enginekit_sglang.dataparallel import layout_rules
+
+        return layout_rules(parse_version(self.config.release))
+
+    @hookimpl
     def validate(self, profile: Profile, gpus: Sequence[GPUInfo], args: ParsedArgs) -> list[str]:
         """SGLang's own rules: options the release lacks, argument values, quantization, the served name.
 
         The core has already refused what :meth:`policy` declares (positional tokens,
         managed, risky and secret options); ``args`` is the profile's args read once.
         """
-        from enginekit_sglang.validation import arg_problems, quantization_problems, served_name_problems
+        from enginekit_sglang.validation import (
+            arg_problems,
+            parallel_problems,
+            quantization_problems,
+            served_name_problems,
+        )
 
         return [
             *arg_problems(profile, args, self.config),
             *quantization_problems(profile, gpus, args),
             *served_name_problems(profile),
+            *parallel_problems(profile, args, self.config),
         ]
 
     @hookimpl
@@ -70,9 +85,10 @@ class SglangEngine:
         (``--dist-init-addr``): started first, a worker would spend its connection timeout
         on a leader that is not there yet.
         """
-        from enginekit.plugin import EngineError, launcher_args, quantization_of
+        from enginekit.plugin import EngineError, launcher_args, parse_version, quantization_of
 
         from enginekit_sglang.build import KEY_ENV, server_args, server_env
+        from enginekit_sglang.dataparallel import waits_for_leader
         from enginekit_sglang.flags import SYNTAX
 
         profile = shard.profile
@@ -85,12 +101,13 @@ class SglangEngine:
             )
         secret = {"--api-key": KEY_ENV} if shard.api_key else None
         build = server_env(shard)
+        release = parse_version(self.config.release)
         return [
             build.command(
                 self.interpreter(installed),
-                launcher_args(MODULE, server_args(shard), secret_args=secret),
+                launcher_args(MODULE, server_args(shard, release), secret_args=secret),
                 name="sglang" if shard.is_leader() else f"sglang-rank{shard.rank}",
-                wait_for_leader_port=not shard.is_leader(),
+                wait_for_leader_port=not shard.is_leader() and waits_for_leader(profile, release),
             )
         ]
 

@@ -64,9 +64,13 @@ def arg_problems(profile: Profile, args: ParsedArgs, config: SglangConfig) -> li
 def _unknown(profile: Profile, args: ParsedArgs, config: SglangConfig) -> list[str]:
     """Options the release would refuse, from its option table, with other engines' names explained.
 
-    Underscore spellings are left to :func:`_underscores`, whose sentence says what to write.
+    Underscore spellings are left to :func:`_underscores`, whose sentence says what to write,
+    and managed options to the core, whose sentence names the profile field to set instead
+    (a rename would point at another option enginekit manages: ``--enable-ep-moe``'s ``--ep-size``).
     """
-    dashed = {option: uses for option, uses in args.uses.items() if "_" not in option}
+    dashed = {
+        option: uses for option, uses in args.uses.items() if "_" not in option and option not in MANAGED
+    }
     if len(dashed) < len(args.uses):
         args = ParsedArgs(args.tokens, args.syntax, MappingProxyType(dashed))
     problems = config.options.unknown_problems(
@@ -205,6 +209,26 @@ def quantization_problems(profile: Profile, gpus: Sequence[GPUInfo], args: Parse
     if floor is None:
         return []
     return require_compute_capability(profile, gpus, floor, f"{method} quantization")
+
+
+#: Vocabulary-parallel LM head over the attention-TP group: SGLang asserts data-parallel
+#: attention is on ("Please enable dp attention"; 0.5.23: "requires attention DP").
+DP_LM_HEAD = "--enable-dp-lm-head"
+
+
+def parallel_problems(profile: Profile, args: ParsedArgs, config: SglangConfig) -> list[str]:
+    """Data and expert parallel the configured release cannot do, and options that need them."""
+    from enginekit.plugin import parse_version
+
+    from enginekit_sglang.dataparallel import profile_problems
+
+    problems = profile_problems(profile, parse_version(config.release), kv_events=profile.kv_events)
+    if profile.data_parallel < 2 and args.find({DP_LM_HEAD}):
+        problems.append(
+            f"profile {profile.name!r}: args: {DP_LM_HEAD} needs data-parallel attention, which SGLang "
+            f"runs when the profile's dp is above 1"
+        )
+    return problems
 
 
 def served_name_problems(profile: Profile) -> list[str]:
