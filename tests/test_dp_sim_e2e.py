@@ -237,3 +237,59 @@ def test_a_headless_rank_that_dies_breaks_the_group_and_the_leader_s_death_ends_
     while "went away" not in other.stderr() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert "the data-parallel leader at 127.0.0.2" in other.stderr()
+
+
+def test_an_exported_hybrid_replica_s_pods_serve_when_run_as_the_kubelet_would(
+    tmp_path: Path, start: Callable[..., Runner]
+) -> None:
+    """Each pod of ``export lws`` started with its own command and variables, as the kubelet starts it.
+
+    Hybrid balancing: every pod serves its own ranks' API, so every pod gets the key from
+    the Secret, and finds its first data-parallel rank from its worker index.
+    """
+    path = replica_file(tmp_path, "hybrid")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "enginekit",
+            "export",
+            "lws",
+            str(path),
+            "--image",
+            "registry.example.com/x:1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    items = {item["kind"]: item for item in json.loads(done.stdout)["items"]}
+    spec = tmp_path / "spec.json"
+    spec.write_text(next(iter(items["ConfigMap"]["data"].values())))
+    template = items["LeaderWorkerSet"]["spec"]["leaderWorkerTemplate"]
+    http = json.loads(spec.read_text())["http_port"]
+    runners = []
+    for index, pod in enumerate((template["leaderTemplate"], template["workerTemplate"])):
+        (container,) = pod["spec"]["containers"]
+        argv = container["command"]
+        assert argv[:2] == ["enginekit", "run"]
+        env = {"LWS_WORKER_INDEX": str(index), "LWS_LEADER_ADDRESS": ADDRS[0]}
+        for variable in container["env"]:
+            source = variable["valueFrom"]
+            env[variable["name"]] = ADDRS[index] if "fieldRef" in source else KEY  # the pod IP, or the Secret
+        runners.append(start(f"pod-{index}", spec, *argv[3:], **env))
+    for runner in runners:
+        runner.wait_state("ready")
+    for index, addr in enumerate(ADDRS):
+        status, body = post(addr, http, KEY, "hello " + "and more " * 20)
+        assert status == 200, body
+        assert post(addr, http, "", "no key")[0] == 401
+        (pid,) = runners[index].pids()
+        assert (addr, http) in listening(pid)
+    for runner in runners:
+        runner.process.send_signal(signal.SIGTERM)
+    for runner in runners:
+        assert runner.exit_code() in (0, 128 + signal.SIGTERM)
+        nothing_left(runner)

@@ -82,6 +82,9 @@ CASES = {
         "llm-keys:llama",
     ],
     "sim-two-rank": [str(EXAMPLES / "replicas/sim-two-rank.toml"), "--image", IMAGE],
+    "vllm-wide-ep": [str(EXAMPLES / "replicas/vllm-wide-ep.toml"), "--image", IMAGE],
+    "sglang-wide-ep": [str(EXAMPLES / "replicas/sglang-wide-ep.toml"), "--image", IMAGE],
+    "sim-dp": [str(EXAMPLES / "replicas/sim-dp.toml"), "--image", IMAGE],
 }
 
 

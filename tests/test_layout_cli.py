@@ -86,20 +86,23 @@ def test_the_docs_show_what_layout_prints(capsys: pytest.CaptureFixture[str]) ->
         assert out == shown, f"docs/layouts.md: `enginekit layout {example}` changed; paste it again"
 
 
-def test_internal_balancing_is_exported_and_the_other_modes_are_refused_saying_why(
+def test_data_parallel_is_exported_and_external_balancing_of_a_node_s_many_ranks_is_refused(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
+    hybrid = tmp_path / "hybrid.toml"
+    hybrid.write_text(WIDE_EP.read_text().replace('dp_balancing = "internal"', 'dp_balancing = "hybrid"'))
+    external = tmp_path / "external.toml"
+    external.write_text(WIDE_EP.read_text().replace('dp_balancing = "internal"', 'dp_balancing = "external"'))
     for target in (["lws", "--image", "registry.example.com/x:1"], ["slurm"]):
-        code = main(["--config", str(CONFIG), "export", target[0], str(WIDE_EP), *target[1:]], {})
-        out, err = capsys.readouterr()
-        assert (code, err) == (0, "")
-        assert "dp_balancing" in out  # the spec every pod or task starts from
-        hybrid = tmp_path / "hybrid.toml"
-        hybrid.write_text(WIDE_EP.read_text().replace('dp_balancing = "internal"', 'dp_balancing = "hybrid"'))
-        code = main(["--config", str(CONFIG), "export", target[0], str(hybrid), *target[1:]], {})
+        for replica in (WIDE_EP, hybrid):
+            code = main(["--config", str(CONFIG), "export", target[0], str(replica), *target[1:]], {})
+            out, err = capsys.readouterr()
+            assert (code, err) == (0, "")
+            assert "dp_balancing" in out  # the spec every pod or task starts from
+        code = main(["--config", str(CONFIG), "export", target[0], str(external), *target[1:]], {})
         out, err = capsys.readouterr()
         assert (code, out) == (1, "")
-        assert "dp_balancing: 'hybrid' balancing is not exported yet" in err
+        assert "dp_per_node: external balancing runs each rank as its own process" in err
         assert "enginekit layout --shards" in err
 
 

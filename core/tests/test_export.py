@@ -648,9 +648,63 @@ def test_every_rank_of_a_data_parallel_replica_finds_its_first_rank_from_its_own
 
 
 @pytest.mark.parametrize("mode", ["hybrid", "external"])
-def test_a_data_parallel_replica_whose_every_node_serves_is_not_exported_yet(mode: str) -> None:
-    doc = {**DATA_PARALLEL, "profile": {**DATA_PARALLEL["profile"], "dp_balancing": mode}}
+def test_where_every_node_serves_every_rank_keeps_the_key_and_every_pod_is_probed_and_served(
+    mode: str,
+) -> None:
+    from enginekit.run.fromenv import FromEnv, resolve
+
+    per_node = 1 if mode == "external" else 2
+    doc = {
+        **DATA_PARALLEL,
+        "profile": {
+            **DATA_PARALLEL["profile"],
+            "dp_balancing": mode,
+            "dp": 2 * per_node,
+            "gpus_per_node": per_node,
+        },
+        "placement": {"gpu_indices": list(range(per_node))},
+    }
+    exported = rank_template(load_replica(doc))
+    assert exported.every_node_serves
+    names = FromEnv(rank="RANK", api_key="KEY")
+    for rank in (0, 1):
+        spec, _ = resolve(exported.template, {"RANK": str(rank), "KEY": "k" * 32}, names)
+        assert (spec.dp_rank, spec.api_key) == (rank * per_node, "k" * 32)
+    items = manifest(exported, LWSOptions(image="registry.example.com/x:1"), health_path="/health", key=True)[
+        "items"
+    ]
+    (group,) = [item for item in items if item["kind"] == "LeaderWorkerSet"]
+    (service,) = [item for item in items if item["kind"] == "Service"]
+    template = group["spec"]["leaderWorkerTemplate"]
+    for pod in (template["leaderTemplate"], template["workerTemplate"]):
+        (container,) = pod["spec"]["containers"]
+        assert container["ports"] == [{"name": "http", "containerPort": 8000, "protocol": "TCP"}]
+        assert container["readinessProbe"]["httpGet"] == {"path": "/health", "port": "http"}
+        assert "--api-key-from-env" in container["command"]
+        assert any(e["name"] == "ENGINEKIT_API_KEY" for e in container["env"])
+    assert "leaderworkerset.sigs.k8s.io/worker-index" not in str(service["spec"]["selector"])
+    assert list(service["spec"]["selector"].values()) == [group["metadata"]["name"]]
+
+
+def test_internal_balancing_keeps_the_key_probes_and_service_to_the_leader() -> None:
+    exported = rank_template(load_replica(DATA_PARALLEL))
+    assert not exported.every_node_serves
+    items = manifest(exported, LWSOptions(image="registry.example.com/x:1"), health_path="/health", key=True)[
+        "items"
+    ]
+    (group,) = [item for item in items if item["kind"] == "LeaderWorkerSet"]
+    (worker,) = group["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"]
+    assert "ports" not in worker
+    assert "readinessProbe" not in worker
+    assert "--api-key-from-env" not in worker["command"]
+    (service,) = [item for item in items if item["kind"] == "Service"]
+    assert len(service["spec"]["selector"]) == 2  # the set and the leader role
+
+
+def test_external_balancing_of_several_ranks_per_node_is_not_exported_saying_how() -> None:
+    doc = {**DATA_PARALLEL, "profile": {**DATA_PARALLEL["profile"], "dp_balancing": "external"}}
     with pytest.raises(SpecError) as caught:
         rank_template(load_replica(doc))
     (problem,) = caught.value.problems
-    assert problem.startswith(f"profile 'dp': dp_balancing: {mode!r} balancing is not exported yet")
+    assert problem.startswith("profile 'dp': dp_per_node: external balancing runs each rank as its own")
+    assert "set dp_per_node = 1" in problem

@@ -109,7 +109,10 @@ def _set(
     exported: RankTemplate, options: LWSOptions, name: str, health_path: str, key: bool
 ) -> dict[str, Any]:
     leader = _pod(exported, options, name, leader=True, health_path=health_path, key=key)
-    worker = _pod(exported, options, name, leader=False, health_path=health_path, key=False)
+    serves = exported.every_node_serves
+    worker = _pod(
+        exported, options, name, leader=False, health_path=health_path, key=key and serves, serves=serves
+    )
     template: dict[str, Any] = {
         "size": exported.replica.profile.node_count,
         # A tensor- or pipeline-parallel group whose member died hangs on its next collective:
@@ -134,8 +137,16 @@ def _set(
 
 
 def _pod(
-    exported: RankTemplate, options: LWSOptions, name: str, *, leader: bool, health_path: str, key: bool
+    exported: RankTemplate,
+    options: LWSOptions,
+    name: str,
+    *,
+    leader: bool,
+    health_path: str,
+    key: bool,
+    serves: bool = False,
 ) -> dict[str, Any]:
+    """One pod of the group: the leader's, or a worker's (``serves``: one that serves the API too)."""
     spec = exported.template
     run = RunLine(
         spec=f"{SPEC_DIR}/{SPEC_FILE}",
@@ -164,7 +175,7 @@ def _pod(
         "command": run.argv(),
         "env": env,
     }
-    if leader:
+    if leader or serves:
         container["ports"] = [{"name": "http", "containerPort": spec.http_port, "protocol": "TCP"}]
     if limits:
         container["resources"] = {"limits": limits}
@@ -175,7 +186,7 @@ def _pod(
         {"name": "dshm", "mountPath": "/dev/shm"},
         {"name": "spec", "mountPath": SPEC_DIR, "readOnly": True},
     ]
-    if leader:
+    if leader or serves:
         probe = {"httpGet": {"path": health_path, "port": "http"}, "periodSeconds": PROBE_PERIOD}
         container["readinessProbe"] = {**probe, "timeoutSeconds": 5, "failureThreshold": 3}
         container["startupProbe"] = {
@@ -212,8 +223,11 @@ def _service(exported: RankTemplate, options: LWSOptions, name: str) -> dict[str
         "metadata": _metadata(options, service_name(name)),
         "spec": {
             "type": "ClusterIP",
-            # Every group's leader, and only the leaders: they alone serve the API.
-            "selector": {SET_LABEL: name, ROLE_LABEL: "leader"},
+            # Every group's leader, and only the leaders, who alone serve the API; every
+            # pod where every rank serves (data parallel under hybrid or external balancing).
+            "selector": {SET_LABEL: name}
+            if exported.every_node_serves
+            else {SET_LABEL: name, ROLE_LABEL: "leader"},
             "ports": [{"name": "http", "port": port, "targetPort": "http", "protocol": "TCP"}],
         },
     }

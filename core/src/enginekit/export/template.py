@@ -37,6 +37,16 @@ class RankTemplate:
     fixed_addresses: bool
 
     @property
+    def every_node_serves(self) -> bool:
+        """Whether every rank serves the API (data parallel under hybrid or external balancing).
+
+        Then every pod or task gets the key, the probes and a place behind the Service;
+        otherwise the leader alone does.
+        """
+        profile = self.replica.profile
+        return profile.data_parallel > 1 and profile.dp_balancing != "internal"
+
+    @property
     def gpus_per_node(self) -> int:
         """How many GPUs each node asks the scheduler for; 0 for a CPU replica."""
         return len(self.template.gpu_indices)
@@ -50,16 +60,15 @@ def rank_template(replica: ReplicaSpec, *, one_host: bool = False) -> RankTempla
     :raises SpecError: every problem, each naming the replica's field.
     """
     profile = replica.profile
-    if needs_layout(profile) and profile.dp_balancing != "internal":
-        # Every node's process would serve the API: each pod or task would need the key,
-        # a readiness probe and a place behind the Service, which exports give the leader
-        # only. Refused, not half-done.
+    if needs_layout(profile) and profile.dp_balancing == "external" and profile.dp_local > 1:
+        # A pod or task is one `enginekit run` of one process; external balancing runs one
+        # process per rank, so a node of several ranks would need several.
         raise SpecError(
             [
-                f"profile {profile.name!r}: dp_balancing: {profile.dp_balancing!r} balancing is not "
-                f"exported yet (every node would serve the API, and an export gives the key, the "
-                f"probes and the Service to the leader only); export 'internal' balancing, or start "
-                f"each process with `enginekit layout --shards` and `enginekit run`"
+                f"profile {profile.name!r}: dp_per_node: external balancing runs each rank as its own "
+                f"process and API server, and an export starts one per node, not "
+                f"{profile.dp_local}; set dp_per_node = 1 (a pod or task per rank, gpus_per_node its "
+                f"tp x pp), or start each process with `enginekit layout --shards` and `enginekit run`"
             ]
         )
     miscounted = node_count_problem(replica)

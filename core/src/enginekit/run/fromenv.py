@@ -90,11 +90,25 @@ def resolve(spec: ShardSpec, environ: Mapping[str, str], names: FromEnv) -> Reso
     if problems:
         raise SpecError(problems)
     consumed = frozenset({sourced["api_key"]} if "api_key" in sourced else ())
-    if consumed and not resolved.is_leader():
-        # One command line serves every rank (an export's), but only the leader serves the
-        # API: a worker's engine never gets the key, as a replica's own expansion gives it none.
+    if consumed and not _serves_api(resolved):
+        # One command line serves every rank (an export's), but only an API server needs the
+        # key: a headless rank's engine never gets it, as a replica's own expansion gives it none.
         resolved = attrs.evolve(resolved, api_key="")
     return Resolved(resolved, consumed)
+
+
+def _serves_api(spec: ShardSpec) -> bool:
+    """Whether the spec's process serves the API: the leader, or under data parallel its layout's say."""
+    if spec.profile.data_parallel == 1:
+        return spec.is_leader()
+    from enginekit.layout.compute import layout, shape_problems
+    from enginekit.layout.model import ANY_ENGINE, API_SERVER, NodeInput
+
+    nodes = [NodeInput()] * spec.nnodes
+    if not 0 <= spec.rank < spec.nnodes or shape_problems(spec.profile, nodes, ANY_ENGINE):
+        return spec.is_leader()
+    laid = layout(spec.profile, nodes, leader_port=spec.leader_port, rules=ANY_ENGINE, checked=False)
+    return laid.process(spec.rank, spec.dp_rank).role == API_SERVER
 
 
 def _first_dp_rank(spec: ShardSpec, rank: int) -> int | None:
