@@ -13,6 +13,7 @@ fronts. Every wait is bounded, and the runner fixture stops whatever a failed te
 from __future__ import annotations
 
 import http.client
+import importlib.util
 import json
 import os
 import re
@@ -30,9 +31,29 @@ from enginekit.replica.spec import expand, load_replica
 from enginekit.spec.model import dump_spec
 from enginekit_sim.testing import KVSubscriber
 
-from tests import test_run_sim
 from tests.conftest import EXAMPLES
-from tests.test_run_sim import WAIT, Runner, free_port, nothing_left
+
+
+def _run_sim_module() -> Any:
+    """``tests/test_run_sim.py``, loaded by its path: under pytest's importlib mode ``tests`` is
+    no package older pytest versions import a test module from."""
+    path = Path(__file__).with_name("test_run_sim.py")
+    spec = importlib.util.spec_from_file_location("enginekit_run_sim_tests", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+_run_sim = _run_sim_module()
+WAIT, Runner, free_port, nothing_left = (
+    _run_sim.WAIT,
+    _run_sim.Runner,
+    _run_sim.free_port,
+    _run_sim.nothing_left,
+)
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/net/tcp").exists(), reason="reads listening sockets from Linux's /proc"
@@ -40,8 +61,8 @@ pytestmark = pytest.mark.skipif(
 
 # The runner fixtures of ``enginekit run``'s own tests: each runner in a session of its own,
 # and whatever a failed test left killed (and the test failed for it).
-node_config = test_run_sim.node_config
-start = test_run_sim.start
+node_config = _run_sim.node_config
+start = _run_sim.start
 
 EXAMPLE = EXAMPLES / "replicas/sim-dp.toml"
 KEY = "sim-demo-key-0123456789abcdef"  # the example's
@@ -134,7 +155,7 @@ def served_by(addr: str, port: int) -> dict[str, float]:
 
 @pytest.mark.parametrize("mode", ["internal", "hybrid", "external"])
 def test_each_balancing_mode_serves_through_the_layout_s_api_servers_on_the_layout_s_ports(
-    mode: str, tmp_path: Path, start: Callable[..., Runner], request: pytest.FixtureRequest
+    mode: str, tmp_path: Path, start: Callable[..., Any], request: pytest.FixtureRequest
 ) -> None:
     subscribers = subscribed(4)
     request.addfinalizer(lambda: [s.close() for s in subscribers])
@@ -212,7 +233,7 @@ def subscribed(count: int) -> list[KVSubscriber]:
 
 
 def test_a_headless_rank_that_dies_breaks_the_group_and_the_leader_s_death_ends_the_others(
-    tmp_path: Path, start: Callable[..., Runner]
+    tmp_path: Path, start: Callable[..., Any]
 ) -> None:
     path = replica_file(tmp_path, "hybrid")
     leader_shard, other_shard = expand(load_replica(path))
@@ -240,7 +261,7 @@ def test_a_headless_rank_that_dies_breaks_the_group_and_the_leader_s_death_ends_
 
 
 def test_an_exported_hybrid_replica_s_pods_serve_when_run_as_the_kubelet_would(
-    tmp_path: Path, start: Callable[..., Runner]
+    tmp_path: Path, start: Callable[..., Any]
 ) -> None:
     """Each pod of ``export lws`` started with its own command and variables, as the kubelet starts it.
 
