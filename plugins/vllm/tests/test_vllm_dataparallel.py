@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from enginekit.plugin import ArgSyntax, Command, ShardSpec
+from enginekit.plugin import ArgSyntax, Command, EngineError, ShardSpec
 from enginekit.replica.spec import expand, load_replica
 from enginekit.testing import engine_for
 from enginekit_vllm import VllmConfig, VllmEngine
@@ -258,3 +258,39 @@ def test_hybrid_balancing_with_one_rank_per_node_says_vllm_takes_it_for_external
     assert "a dense model stops at start" in refused
     assert notes(replica("hybrid"), "0.32.0") == [[], []]  # eight ranks per node
     assert notes(dense_one_per_node("internal"), "0.32.0") == [[], []]
+
+
+def cpu_replica(**profile: Any) -> dict[str, Any]:
+    """Two CPU nodes of one data-parallel rank each: no GPUs, threads and a KV cache instead."""
+    fields = {"dp": 2, "gpus_per_node": 1, "gpu_class": "cpu", "expert_parallel": False, "all2all": ""}
+    doc = replica("internal", **(fields | profile))
+    doc["placement"] = {"threads": 4, "kv_cache_mib": 1024}
+    return doc
+
+
+def test_expert_parallel_on_the_cpu_is_refused_where_vllm_cannot_run_a_moe_model_over_ranks() -> None:
+    """0.32.0's CPU build stopped at start on a MoE model's dispatch (all_gatherv); 0.15.0 is where it begins."""
+    doc = cpu_replica(expert_parallel=True)
+    for release in ("0.15.0", "0.32.0", "0.34.0"):
+        engine = engine_for(VllmEngine(VllmConfig(version=release)), "vllm")
+        for shard in expand(load_replica(doc)):
+            with pytest.raises(EngineError, match=rf"expert_parallel: vLLM {release}'s CPU build cannot"):
+                engine.plan(shard)
+    # Before 0.15.0 the CPU communicator had no all-to-all at all: not read, not refused.
+    assert len(commands(doc, release="0.14.0")) == 2
+    # On GPUs, and on the CPU without expert parallel (a dense model), nothing is refused.
+    assert len(commands(cpu_replica(), release="0.32.0")) == 2
+    assert len(commands(replica(), release="0.32.0")) == 2
+
+
+def test_a_cpu_data_parallel_shard_says_its_ranks_serve_a_dense_model_only() -> None:
+    def cpu_notes(doc: dict[str, Any], release: str) -> list[str]:
+        engine = engine_for(VllmEngine(VllmConfig(version=release)), "vllm")
+        return [n for s in expand(load_replica(doc)) for n in engine.plan(s).notes if "CPU build" in n]
+
+    for note in cpu_notes(cpu_replica(), "0.15.0"):
+        assert "its data-parallel ranks serve a dense model only" in note
+    assert len(cpu_notes(cpu_replica(), "0.32.0")) == 2
+    assert not any("dense" in n for n in cpu_notes(cpu_replica(), "0.14.0"))
+    one = cpu_replica(dp=1, tp=2, gpus_per_node=1)
+    assert not any("dense" in n for n in cpu_notes(one, "0.32.0"))
