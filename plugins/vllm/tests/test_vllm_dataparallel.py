@@ -274,13 +274,16 @@ def test_expert_parallel_on_the_cpu_is_refused_where_vllm_cannot_run_a_moe_model
     for release in ("0.15.0", "0.32.0", "0.34.0"):
         engine = engine_for(VllmEngine(VllmConfig(version=release)), "vllm")
         for shard in expand(load_replica(doc)):
-            with pytest.raises(EngineError, match=rf"expert_parallel: vLLM {release}'s CPU build cannot"):
+            where = f"shard {shard.shard_id}: expert_parallel"
+            with pytest.raises(EngineError, match=rf"^{where}: vLLM {release}'s CPU build cannot"):
                 engine.plan(shard)
     # Before 0.15.0 the CPU communicator had no all-to-all at all: not read, not refused.
     assert len(commands(doc, release="0.14.0")) == 2
     # On GPUs, and on the CPU without expert parallel (a dense model), nothing is refused.
     assert len(commands(cpu_replica(), release="0.32.0")) == 2
     assert len(commands(replica(), release="0.32.0")) == 2
+    # One data-parallel rank: no dispatch between ranks to fail (by the source; not run), not refused.
+    assert len(commands(cpu_replica(expert_parallel=True, dp=1, tp=2), release="0.32.0")) == 2
 
 
 def test_a_cpu_data_parallel_shard_says_its_ranks_serve_a_dense_model_only() -> None:
