@@ -322,3 +322,75 @@ def test_the_wide_ep_pair_s_command_lines_and_host_addresses_are_exact() -> None
     [(_, single)] = commands(doc)
     assert "VLLM_HOST_IP" not in single.env
     assert head_spec.is_leader()
+
+
+def test_hybrid_balancing_with_one_rank_per_node_says_vllm_takes_it_for_external() -> None:
+    """vLLM 0.32.0's CPU build, one rank per node: the switch to external, then a dense model's assertion."""
+
+    def dense_one_per_node(mode: str) -> dict[str, Any]:
+        doc = replica(mode, dp=2, gpus_per_node=1, expert_parallel=False, all2all="")
+        doc["placement"]["gpu_indices"] = [0]
+        return doc
+
+    one = dense_one_per_node("hybrid")
+
+    def notes(doc: dict[str, Any], release: str) -> list[list[str]]:
+        engine = engine_for(VllmEngine(VllmConfig(version=release)), "vllm")
+        return [
+            [n for n in engine.plan(s).notes if "hybrid balancing" in n] for s in expand(load_replica(doc))
+        ]
+
+    for node in notes(one, "0.32.0"):
+        (note,) = node
+        assert "is external balancing to vLLM 0.32.0" in note
+        assert "a dense model stops at start (AssertionError: stats_update_address)" in note
+    (before,), _ = notes(one, "0.20.0")
+    assert "external balancing to vLLM 0.20.0" in before
+    assert "dense" not in before
+    assert notes(one, "0.11.0") == [[], []]  # no switch in 0.11.0
+    # The first releases of each: the switch in 0.11.1, the refusal of a dense model in 0.21.0.
+    (first,), _ = notes(one, "0.11.1")
+    assert "dense" not in first
+    (refused,), _ = notes(one, "0.21.0")
+    assert "a dense model stops at start" in refused
+    assert notes(replica("hybrid"), "0.32.0") == [[], []]  # eight ranks per node
+    assert notes(dense_one_per_node("internal"), "0.32.0") == [[], []]
+
+
+def cpu_replica(**profile: Any) -> dict[str, Any]:
+    """Two CPU nodes of one data-parallel rank each: no GPUs, threads and a KV cache instead."""
+    fields = {"dp": 2, "gpus_per_node": 1, "gpu_class": "cpu", "expert_parallel": False, "all2all": ""}
+    doc = replica("internal", **(fields | profile))
+    doc["placement"] = {"threads": 4, "kv_cache_mib": 1024}
+    return doc
+
+
+def test_expert_parallel_on_the_cpu_is_refused_where_vllm_cannot_run_a_moe_model_over_ranks() -> None:
+    """0.32.0's CPU build stopped at start on a MoE model's dispatch (all_gatherv); 0.15.0 is where it begins."""
+    doc = cpu_replica(expert_parallel=True)
+    for release in ("0.15.0", "0.32.0", "0.34.0"):
+        engine = engine_for(VllmEngine(VllmConfig(version=release)), "vllm")
+        for shard in expand(load_replica(doc)):
+            where = f"shard {shard.shard_id}: expert_parallel"
+            with pytest.raises(EngineError, match=rf"^{where}: vLLM {release}'s CPU build cannot"):
+                engine.plan(shard)
+    # Before 0.15.0 the CPU communicator had no all-to-all at all: not read, not refused.
+    assert len(commands(doc, release="0.14.0")) == 2
+    # On GPUs, and on the CPU without expert parallel (a dense model), nothing is refused.
+    assert len(commands(cpu_replica(), release="0.32.0")) == 2
+    assert len(commands(replica(), release="0.32.0")) == 2
+    # One data-parallel rank: no dispatch between ranks to fail (by the source; not run), not refused.
+    assert len(commands(cpu_replica(expert_parallel=True, dp=1, tp=2), release="0.32.0")) == 2
+
+
+def test_a_cpu_data_parallel_shard_says_its_ranks_serve_a_dense_model_only() -> None:
+    def cpu_notes(doc: dict[str, Any], release: str) -> list[str]:
+        engine = engine_for(VllmEngine(VllmConfig(version=release)), "vllm")
+        return [n for s in expand(load_replica(doc)) for n in engine.plan(s).notes if "CPU build" in n]
+
+    for note in cpu_notes(cpu_replica(), "0.15.0"):
+        assert "its data-parallel ranks serve a dense model only" in note
+    assert len(cpu_notes(cpu_replica(), "0.32.0")) == 2
+    assert not any("dense" in n for n in cpu_notes(cpu_replica(), "0.14.0"))
+    one = cpu_replica(dp=1, tp=2, gpus_per_node=1)
+    assert not any("dense" in n for n in cpu_notes(one, "0.32.0"))

@@ -56,6 +56,35 @@ ALL2ALL_BACKENDS[vllm_release("0.31.0")] = ALL2ALL_BACKENDS[vllm_release("0.24.0
 ALL2ALL_BACKENDS[vllm_release("0.34.0")] = ALL2ALL_BACKENDS[vllm_release("0.31.0")] | {"mori"}
 
 
+#: From 0.11.1 vLLM takes hybrid balancing with one local rank for external balancing
+#: ("autoswitch to data_parallel_external_lb", ``engine/arg_utils.py``; 0.11.0 has no switch).
+HYBRID_ALONE_IS_EXTERNAL_SINCE: Version = vllm_release("0.11.1")
+#: From 0.21.0 vLLM refuses external balancing of a non-MoE model ("Non-MoE models do not
+#: support external data parallel mode"; 0.20.0 has no such check). The check comes before
+#: the switch above, so a dense model switched to external stops later, on an assertion
+#: (``assert self.stats_update_address is not None``, ``v1/engine/core_client.py``; seen on
+#: 0.32.0's CPU build).
+DENSE_EXTERNAL_REFUSED_SINCE: Version = vllm_release("0.21.0")
+
+
+def hybrid_alone_note(shard: ShardSpec, release: Version) -> str | None:
+    """What an operator should know of hybrid balancing with one rank per node, or None."""
+    profile = shard.profile
+    if profile.dp_balancing != "hybrid" or profile.dp_local != 1 or release < HYBRID_ALONE_IS_EXTERNAL_SINCE:
+        return None
+    note = (
+        f"hybrid balancing with one data-parallel rank per node is external balancing to vLLM "
+        f"{release} (it switches by itself): each node's API server answers for its one rank"
+    )
+    if release < DENSE_EXTERNAL_REFUSED_SINCE:
+        return note
+    return (
+        f"{note}; and vLLM takes external balancing for MoE models only, so a dense model stops at "
+        f"start (AssertionError: stats_update_address): give it two or more ranks per node, or "
+        f"internal balancing"
+    )
+
+
 def all2all_backends(release: Version) -> frozenset[str]:
     """The all-to-all backends ``release`` takes: the newest list read at or below it."""
     return ALL2ALL_BACKENDS[max(r for r in ALL2ALL_BACKENDS if r <= release)]

@@ -19,7 +19,11 @@ from enginekit.plugin import (
 
 from enginekit_vllm.config import VllmConfig
 from enginekit_vllm.serveargs import kv_events, lora, parallel
-from enginekit_vllm.versions import NATIVE_MULTINODE_SINCE, UUID_DEVICES_SINCE
+from enginekit_vllm.versions import (
+    CPU_MOE_DATA_PARALLEL_FAILS_SINCE,
+    NATIVE_MULTINODE_SINCE,
+    UUID_DEVICES_SINCE,
+)
 
 API_KEY_VAR = "VLLM_API_KEY"
 API_KEY_WHY = "the API key: vLLM reads it from here, never from argv"
@@ -59,6 +63,7 @@ def _refuse(config: VllmConfig, shard: ShardSpec) -> None:
         )
     if shard.on_cpu():
         _refuse_cpu(where, shard)
+        _refuse_cpu_moe(where, shard, config.release)
     if not shard.is_multi_node() or shard.profile.data_parallel > 1:
         return  # a data-parallel rank is on one node: no multi-node executor
     if config.multinode == "native" and not facts.native_multinode:
@@ -72,6 +77,18 @@ def _refuse(config: VllmConfig, shard: ShardSpec) -> None:
             f"{where}: {field}: Ray needs this node's IP address for --node-ip-address and "
             f"VLLM_HOST_IP; left to guess, Ray and vLLM take the default route's address, which "
             f"on a multi-homed node is not the management network (vllm-project/vllm#19670)"
+        )
+
+
+def _refuse_cpu_moe(where: str, shard: ShardSpec, release: Version) -> None:
+    """Expert parallel means a MoE model, whose data-parallel ranks cannot exchange tokens on the CPU."""
+    profile = shard.profile
+    if profile.expert_parallel and profile.data_parallel > 1 and release >= CPU_MOE_DATA_PARALLEL_FAILS_SINCE:
+        raise EngineError(
+            f"{where}: expert_parallel: vLLM {release}'s CPU build cannot run a MoE model over "
+            f"data-parallel ranks: its CPU communicator has no all_gatherv, which the MoE layers' "
+            f"dispatch between ranks calls (NotImplementedError at start, with or without expert "
+            f"parallel); on the CPU, data parallel serves dense models"
         )
 
 

