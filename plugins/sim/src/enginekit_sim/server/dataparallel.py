@@ -292,10 +292,14 @@ class Group:
                 await writer.drain()
                 return
             events = msg.get("events")
+            ranks = tuple(msg["ranks"])
             member = Member(
-                tuple(msg["ranks"]),
+                ranks,
                 link,
-                {int(k): str(v) for k, v in events.items()} if isinstance(events, dict) else {},
+                # Only its own ranks' endpoints: a member names no other rank's publisher.
+                {int(k): str(v) for k, v in events.items() if int(k) in ranks}
+                if isinstance(events, dict)
+                else {},
             )
             for rank in member.ranks:
                 self.members[rank] = member
