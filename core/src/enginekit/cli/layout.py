@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,9 +57,9 @@ def show(run: Run) -> int:
 def write_shards(folder: Path, shards: Sequence[ShardSpec], run: Run) -> None:
     """Each shard's spec as ``folder/<shard_id>.json``, readable by its owner only (it may hold the key).
 
-    A file is written through a fresh descriptor that follows no link and is made 0600
-    before anything is written, so an existing file or a planted link cannot widen who
-    reads the key.
+    Each is written to a new file of its own (0600 before anything is written) and renamed
+    over the name, so neither a planted link, FIFO or file, nor a descriptor opened on one
+    beforehand, can widen who reads the key; a name that is a link or not a file is refused.
     """
     import json
 
@@ -72,13 +74,21 @@ def write_shards(folder: Path, shards: Sequence[ShardSpec], run: Run) -> None:
         name = shard.shard_id if re.match(_FILE_NAME, shard.shard_id) else f"shard-{i}"
         path = folder / f"{name}.json"
         text = json.dumps(dump_spec(shard, show_secrets=True), indent=2) + "\n"
+        # A fresh file renamed over the name: a descriptor someone opened on a file planted
+        # there (or a FIFO) never sees the key, as writing into that file in place would let it.
+        temp = folder / f".{name}.{secrets.token_hex(8)}.tmp"
         try:
-            fd = os.open(path, _WRITE, 0o600)
+            if path.is_symlink() or (path.exists() and not path.is_file()):
+                raise OSError(0, "not a regular file")
+            fd = os.open(temp, _WRITE | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                os.fchmod(fd, 0o600)
+                handle.write(text)
+            os.replace(temp, path)
         except OSError as exc:
+            with contextlib.suppress(OSError):
+                temp.unlink()
             raise Invalid([f"--shards: cannot write {str(path)!r}: {exc.strerror}"]) from None
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            os.fchmod(fd, 0o600)
-            handle.write(text)
         written.append(path.name)
     run.error(f"wrote {len(written)} shard spec(s) to {folder}: {', '.join(written)}", kind="note")
 

@@ -94,7 +94,7 @@ class Link:
                 return f"no heartbeat for {3 * self.heartbeat:g} s"
             except ConnectionResetError:
                 return "connection closed: reset"
-            except (OSError, ValueError) as exc:
+            except (OSError, ValueError, RecursionError) as exc:
                 return f"connection failed: {exc}"
             if message is None:
                 return "connection closed"
@@ -186,7 +186,8 @@ class Member:
 
     def deliver(self, message: dict[str, Any]) -> None:
         """A run's step, end or failure, to the run waiting for it; late ones for a closed run dropped."""
-        queue = self._runs.get(message.get("id", 0))
+        ident = message.get("id", 0)
+        queue = self._runs.get(ident) if isinstance(ident, int) else None
         if queue is not None:
             queue.put_nowait(message)
 
@@ -283,7 +284,7 @@ class Group:
         try:
             try:
                 msg = await link.receive(JOIN_REPLY_TIMEOUT)
-            except (OSError, ValueError, asyncio.TimeoutError):
+            except (OSError, ValueError, RecursionError, asyncio.TimeoutError):
                 return
             refusal = self._refusal(msg)
             if refusal:
@@ -291,10 +292,14 @@ class Group:
                 await writer.drain()
                 return
             events = msg.get("events")
+            ranks = tuple(msg["ranks"])
             member = Member(
-                tuple(msg["ranks"]),
+                ranks,
                 link,
-                {int(k): str(v) for k, v in events.items()} if isinstance(events, dict) else {},
+                # Only its own ranks' endpoints: a member names no other rank's publisher.
+                {int(k): str(v) for k, v in events.items() if int(k) in ranks}
+                if isinstance(events, dict)
+                else {},
             )
             for rank in member.ranks:
                 self.members[rank] = member
@@ -304,9 +309,9 @@ class Group:
             joined = member
             why = await link.messages(lambda message: self._message(joined, message))
             self._lose(member, why)
-        except (OSError, ValueError) as exc:
+        except Exception as exc:  # whatever a peer sent that broke its handler: it is gone
             if member is not None:
-                self._lose(member, f"connection failed: {exc}")
+                self._lose(member, f"connection failed: {exc!r}")
         finally:
             self._links.discard(link)
             link.close()
