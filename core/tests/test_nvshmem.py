@@ -87,10 +87,13 @@ def test_adapters_ibgda_would_skip_get_their_prefix() -> None:
     assert as_env(two_node(hcas=("ibp3", "ibp3s0")))["NVSHMEM_HCA_PREFIX"] == "ibp3"
 
 
-def test_one_node_or_no_placement_gets_nothing() -> None:
+def test_one_node_gets_nothing_and_no_placement_ibgda_alone() -> None:
     assert nvshmem_env(shard_for(hcas=("mlx5_0:1",), mgmt_interface="eth0"), BACKEND) == []
-    assert nvshmem_env(two_node(), BACKEND) == []
-    assert as_env(two_node(mgmt_interface="bond0")) == {"NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME": "bond0"}
+    assert as_env(two_node()) == {"NVSHMEM_IB_ENABLE_IBGDA": "1"}  # pplx needs it whatever placement says
+    assert as_env(two_node(mgmt_interface="bond0")) == {
+        "NVSHMEM_IB_ENABLE_IBGDA": "1",
+        "NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME": "bond0",
+    }
 
 
 HCA = st.from_regex(r"(mlx5_|ibp|rocep)[0-9]{1,2}(:[12])?", fullmatch=True)
@@ -121,7 +124,7 @@ def test_every_value_is_placement_s_own_as_nccl_has_it(
     assert env.get("NVSHMEM_HCA_LIST") == nccl.get("NCCL_IB_HCA")
     assert env.get("NVSHMEM_IB_GID_INDEX") == nccl.get("NCCL_IB_GID_INDEX")
     assert env.get("NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME") == nccl.get("NCCL_SOCKET_IFNAME")
-    assert ("NVSHMEM_IB_ENABLE_IBGDA" in env) == bool(hcas)
+    assert env["NVSHMEM_IB_ENABLE_IBGDA"] == "1"
     prefix = env.get("NVSHMEM_HCA_PREFIX")
     if prefix is not None:
         assert all(hca.startswith(prefix) for hca in hcas)

@@ -6,6 +6,7 @@ import contextlib
 import os
 import re
 import secrets
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -67,8 +68,19 @@ def write_shards(folder: Path, shards: Sequence[ShardSpec], run: Run) -> None:
 
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        held = folder.lstat()
     except OSError as exc:
         raise Invalid([f"--shards: cannot make {str(folder)!r}: {exc.strerror}"]) from None
+    # Someone else's folder, or one others may write in, lets them swap a spec between this
+    # write and `enginekit run` reading it (the model, its args and env are in it).
+    if not stat.S_ISDIR(held.st_mode) or held.st_uid != os.getuid() or held.st_mode & 0o022:
+        raise Invalid(
+            [
+                f"--shards: {str(folder)!r} must be a folder of your own that no one else may write "
+                f"in (it is {'not a folder' if not stat.S_ISDIR(held.st_mode) else oct(held.st_mode & 0o777)}"
+                f"{', owned by another user' if held.st_uid != os.getuid() else ''}); name a new one"
+            ]
+        )
     written = []
     for i, shard in enumerate(shards):
         name = shard.shard_id if re.match(_FILE_NAME, shard.shard_id) else f"shard-{i}"

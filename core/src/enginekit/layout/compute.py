@@ -94,8 +94,9 @@ def layout_problems(
 # Every shard of a replica lays the replica out again (a shard planned alone knows no
 # more than itself), and the shards of one node ask the same question: the answers are
 # kept, so planning a replica of N processes lays it out once per node, not N times.
-# Every argument is frozen, and the answers are too.
-@functools.lru_cache(maxsize=256)
+# Every argument is frozen, and the answers are too; a few are kept (one of 65,536 nodes
+# is tens of MiB), enough for the nodes of the replicas a process plans at once.
+@functools.lru_cache(maxsize=16)
 def _problems(
     profile: Profile, nodes: tuple[NodeInput, ...], leader_port: int, rules: LayoutRules
 ) -> tuple[str, ...]:
@@ -105,7 +106,7 @@ def _problems(
     return tuple(_port_problems(_laid(profile, nodes, leader_port, rules), leader_port))
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=16)
 def _laid(profile: Profile, nodes: tuple[NodeInput, ...], leader_port: int, rules: LayoutRules) -> Layout:
     return _layout(profile, nodes, leader_port, rules)
 

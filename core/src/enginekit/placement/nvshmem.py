@@ -25,8 +25,8 @@ IBGDA_DEFAULT_PREFIX = "mlx5"
 def nvshmem_env(spec: ShardSpec, backend: str) -> list[tuple[str, str, str]]:
     """The NVSHMEM variables a process of ``spec`` needs for ``backend`` across nodes: ``(name, value, why)``.
 
-    Empty on one node (NVSHMEM then runs over NVLink, with nothing to choose) and where
-    placement chose nothing to pass on. ``backend`` is the engine's name for the
+    Empty on one node (NVSHMEM then runs over NVLink, with nothing to choose); across nodes
+    IBGDA is always on, and the rest is what placement chose. ``backend`` is the engine's name for the
     all-to-all backend, said in each reason.
     """
     if not spec.is_multi_node():
@@ -62,14 +62,14 @@ def nvshmem_env(spec: ShardSpec, backend: str) -> list[tuple[str, str, str]]:
                     f"NVSHMEM's queue pairs reach the peers NCCL's do",
                 )
             )
-        found.append(
-            (
-                "NVSHMEM_IB_ENABLE_IBGDA",
-                "1",
-                f"{backend}: GPU-initiated RDMA (IBGDA); DeepEP turns it on itself, pplx-kernels needs "
-                f"it set",
-            )
+    found.append(
+        (
+            "NVSHMEM_IB_ENABLE_IBGDA",
+            "1",
+            f"{backend}: GPU-initiated RDMA (IBGDA) between nodes; DeepEP turns it on itself, "
+            f"pplx-kernels needs it set",
         )
+    )
     if spec.mgmt_interface:
         found.append(
             (

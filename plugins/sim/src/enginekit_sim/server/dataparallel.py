@@ -149,8 +149,12 @@ class RemoteRank:
             while True:
                 message = await queue.get()
                 op = message.get("op")
-                if op == "step":
-                    yield int(message["step"])
+                step = message.get("step")
+                if op == "step" and type(step) is int:
+                    yield step
+                elif op == "step":
+                    ended = True  # the member is broken: its run cannot be trusted further
+                    raise EngineDead(f"data-parallel rank {self.rank} reported a step that is no number")
                 elif op == "end":
                     ended = True
                     return
@@ -524,11 +528,13 @@ async def serve_member(
             on_broken(str(message.get("reason", "a data-parallel process left")))
         elif op == "run":
             ident = message.get("id")
-            core = cores.get(message.get("rank"))  # type: ignore[arg-type]
-            if isinstance(ident, int) and core is not None:
+            rank = message.get("rank")
+            core = cores.get(rank) if type(rank) is int else None
+            if type(ident) is int and ident not in runs and core is not None:
                 runs[ident] = asyncio.ensure_future(_run(link, core, ident, message.get("job"), runs))
         elif op == "abort":
-            task = runs.pop(message.get("id"), None)  # type: ignore[arg-type]
+            ident = message.get("id")
+            task = runs.pop(ident, None) if type(ident) is int else None
             if task is not None:
                 task.cancel()
 
@@ -555,7 +561,9 @@ async def _run(
         link.send({"op": "end", "id": ident})
     except EngineDead as exc:
         link.send({"op": "fail", "id": ident, "reason": str(exc)})
-    except TypeError:
+    except asyncio.CancelledError:
+        raise  # aborted by the leader, or the process is stopping
+    except Exception:  # whatever the job holds, the leader hears of it: never silence
         link.send({"op": "fail", "id": ident, "reason": "the leader sent a request this rank cannot read"})
     finally:
         runs.pop(ident, None)

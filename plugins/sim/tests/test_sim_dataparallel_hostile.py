@@ -1,9 +1,9 @@
-"""REVIEW-26 (hostile review): a joined peer on the leader's rpc port can kill the leader's
-handler for its connection without the group noticing: the ranks stay "joined", /health
-stays true, and a request already sent there waits forever.
+"""The data-parallel group against a hostile or broken peer on the leader's rpc port, and back.
 
-Failed before the fix in the same commit: Group._handle now treats any exception from a member's messages as the
-member leaving (or Member.deliver/Link.receive stop raising on hostile input).
+A member whose messages break the leader's handler (an unhashable id, JSON nested past the
+recursion limit) is lost like one that left, never dropped silently with its ranks still
+joined and /health true; a member names KV-event endpoints for its own ranks only; a run a
+member cannot carry out is failed back, and a step that is no number fails the request.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+from typing import Any
 
 import pytest
 from enginekit_sim.commandline import build_parser
@@ -50,7 +51,7 @@ def _settings() -> Settings:
     ],
     ids=["unhashable-id", "deep-nesting"],
 )
-def test_review26_a_member_sending_poison_is_lost_not_silently_dropped(poison: bytes) -> None:
+def test_a_member_sending_poison_is_lost_not_silently_dropped(poison: bytes) -> None:
     settings = _settings()
     assert settings.dp is not None
     broken: list[str] = []
@@ -111,8 +112,8 @@ def test_review26_a_member_sending_poison_is_lost_not_silently_dropped(poison: b
     asyncio.run(scenario())
 
 
-def test_review26_a_member_cannot_name_another_rank_s_kv_event_endpoint() -> None:
-    """REVIEW-26: a joining member's "events" named rank 0 too, and the leader's
+def test_a_member_cannot_name_another_rank_s_kv_event_endpoint() -> None:
+    """A joining member's "events" once named rank 0 too, and the leader's
     /kv_event_sources then sent routers to the member's endpoint for the leader's own rank."""
     settings = _settings()
     assert settings.dp is not None
@@ -150,3 +151,45 @@ def test_review26_a_member_cannot_name_another_rank_s_kv_event_endpoint() -> Non
     endpoints = asyncio.run(scenario())
     assert endpoints.get(0) != "tcp://evil:1"
     assert endpoints[1] == "tcp://member:5558"
+
+
+def test_a_run_the_member_cannot_carry_out_is_failed_back_whatever_went_wrong() -> None:
+    from enginekit_sim.server.dataparallel import _run
+
+    sent: list[dict[str, Any]] = []
+    link = type("L", (), {"send": lambda self, m: sent.append(m)})()
+
+    class Broken:
+        def run(self, job: Any) -> Any:
+            raise RuntimeError("boom")
+
+    runs: dict[int, Any] = {}
+    for raw in ({"prompt": "x", "prompt_tokens": ["x"], "max_tokens": 1}, {"unknown": 1}, None):
+        asyncio.run(_run(link, Broken(), 3, raw, runs))  # type: ignore[arg-type]
+        assert sent[-1] == {
+            "op": "fail",
+            "id": 3,
+            "reason": "the leader sent a request this rank cannot read",
+        }
+
+
+def test_a_step_that_is_no_number_fails_the_request_not_the_server() -> None:
+    from enginekit_sim.server.dataparallel import Member
+
+    settings = _settings()
+    assert settings.dp is not None
+    group = Group(settings, settings.dp, lambda: None, lambda reason: None)
+    sent: list[dict[str, Any]] = []
+    member = Member((1,), type("L", (), {"send": lambda self, m: sent.append(m)})(), {})  # type: ignore[arg-type]
+    group.members[1] = member
+    remote = RemoteRank(1, group)
+
+    async def scenario() -> None:
+        done = asyncio.ensure_future(remote.complete(Job(prompt="x", prompt_tokens=["x"], max_tokens=2)))
+        await asyncio.sleep(0)
+        member.deliver({"op": "step", "id": sent[-1]["id"], "step": "one"})
+        with pytest.raises(EngineDead, match="reported a step that is no number"):
+            await done
+
+    asyncio.run(scenario())
+    assert remote.load() == 0
