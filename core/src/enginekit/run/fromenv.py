@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import attrs
 
 from enginekit.base.errors import SpecError
 from enginekit.base.text import printable
 from enginekit.spec.model import ShardSpec
+
+if TYPE_CHECKING:
+    from enginekit.layout.model import ProcessLayout
 from enginekit.spec.rules import check_spec
 
 #: More digits than any rank has (the most nodes is 65536): a longer number is garbage.
@@ -97,32 +100,36 @@ def resolve(spec: ShardSpec, environ: Mapping[str, str], names: FromEnv) -> Reso
     return Resolved(resolved, consumed)
 
 
-def _serves_api(spec: ShardSpec) -> bool:
-    """Whether the spec's process serves the API: the leader, or under data parallel its layout's say."""
-    if spec.profile.data_parallel == 1:
-        return spec.is_leader()
-    from enginekit.layout.compute import layout, shape_problems
-    from enginekit.layout.model import ANY_ENGINE, API_SERVER, NodeInput
+def _node_processes(spec: ShardSpec, rank: int) -> tuple[ProcessLayout, ...]:
+    """Node ``rank``'s processes in the replica's layout (any engine's); none when it has no such node.
 
-    nodes = [NodeInput()] * spec.nnodes
-    if not 0 <= spec.rank < spec.nnodes or shape_problems(spec.profile, nodes, ANY_ENGINE):
-        return spec.is_leader()
-    laid = layout(spec.profile, nodes, leader_port=spec.leader_port, rules=ANY_ENGINE, checked=False)
-    return laid.process(spec.rank, spec.dp_rank).role == API_SERVER
-
-
-def _first_dp_rank(spec: ShardSpec, rank: int) -> int | None:
-    """The first data-parallel rank of node ``rank``'s process, as the replica's layout numbers it.
-
-    None when the layout has no such node or the node several processes (an export runs
-    one per node): the spec's rules then name what is wrong.
+    An empty answer leaves the spec as it is: its own rules then name what is wrong.
     """
     from enginekit.layout.compute import layout, shape_problems
     from enginekit.layout.model import ANY_ENGINE, NodeInput
 
     nodes = [NodeInput()] * spec.nnodes
     if not 0 <= rank < spec.nnodes or shape_problems(spec.profile, nodes, ANY_ENGINE):
-        return None
+        return ()
     laid = layout(spec.profile, nodes, leader_port=spec.leader_port, rules=ANY_ENGINE, checked=False)
-    processes = laid.nodes[rank].processes
+    return laid.nodes[rank].processes
+
+
+def _serves_api(spec: ShardSpec) -> bool:
+    """Whether the spec's process serves the API: the leader, or under data parallel its layout's say."""
+    if spec.profile.data_parallel == 1:
+        return spec.is_leader()
+    from enginekit.layout.model import API_SERVER
+
+    mine = [p for p in _node_processes(spec, spec.rank) if spec.dp_rank in p.dp_ranks]
+    return mine[0].role == API_SERVER if mine else spec.is_leader()
+
+
+def _first_dp_rank(spec: ShardSpec, rank: int) -> int | None:
+    """The first data-parallel rank of node ``rank``'s process, as the replica's layout numbers it.
+
+    None when the layout has no such node or the node several processes (an export runs
+    one per node).
+    """
+    processes = _node_processes(spec, rank)
     return processes[0].dp_start if len(processes) == 1 else None

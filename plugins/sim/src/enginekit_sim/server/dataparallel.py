@@ -240,6 +240,10 @@ class Group:
                 await asyncio.wait(self._handlers, timeout=JOIN_REPLY_TIMEOUT)
             await self._server.wait_closed()
 
+    def joined(self) -> list[Member]:
+        """Each member that joined, once (``members`` names one per rank it hosts)."""
+        return list({id(member): member for member in self.members.values()}.values())
+
     def set_loaded(self) -> None:
         """The leader's own ranks have loaded."""
         self.loaded = True
@@ -436,8 +440,7 @@ class Front:
         """Every fronted rank's series in one exposition: local ranks now, members' as last reported."""
         texts = [core.metrics.render() for core in self.cores.values()]
         if self.group is not None:
-            members = {id(m): m for m in self.group.members.values()}
-            texts += [m.metrics for m in members.values() if m.metrics]
+            texts += [m.metrics for m in self.group.joined() if m.metrics]
         return merge(texts)
 
     def clear(self) -> bool:
@@ -451,7 +454,7 @@ class Front:
         for core in self.cores.values():
             found.update(core.event_endpoints())
         if self.group is not None and self.settings.dp is not None:
-            for member in {id(m): m for m in self.group.members.values()}.values():
+            for member in self.group.joined():
                 found.update(member.events)
             fronted = set(self.settings.dp.fronted)
             found = {rank: endpoint for rank, endpoint in found.items() if rank in fronted}
