@@ -50,6 +50,10 @@ PLAN_NOTES = {
     "on_leader_exit": "What a supervisor must do with this worker rank when its leader's process goes: "
     "'stops' (it exits by itself) or 'must_be_stopped' (it keeps running until stopped); '' for the "
     "leader. Absent (written before format 1.1): '' for the leader, 'must_be_stopped' for a worker.",
+    "leader_watch_port": "Where a supervisor watches for the leader's end when on_leader_exit is "
+    "'must_be_stopped': a port at shard.leader_addr (shard.leader_port, or the leader's API server's "
+    "where the engine closes that once its group has formed); 0 otherwise. Absent (written before "
+    "format 1.2): shard.leader_port where one is watched.",
     "replica_id": "Derived: shard.replica_id.",
     "shard_id": "Derived: shard.shard_id.",
     "profile": "Derived: shard.profile.name.",
@@ -172,6 +176,10 @@ def document(kind: str) -> dict[str, Any]:
         body["properties"]["commands"]["minItems"] = 1
         body["properties"]["on_leader_exit"]["anyOf"] = [
             {"enum": ["", *LEADER_EXIT_CHOICES]},
+            {"type": "null"},
+        ]
+        body["properties"]["leader_watch_port"]["anyOf"] = [
+            {"type": "integer", "minimum": 0, "maximum": 65535},
             {"type": "null"},
         ]
     return {

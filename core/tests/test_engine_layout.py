@@ -241,3 +241,51 @@ def test_the_facades_shortcut_asks_exactly_what_the_layout_needs(
         dp_balancing=mode,
     )
     assert _lays_out(ShardSpec(profile=prof, dp_rank=dp_rank)) == (needs_layout(prof) or dp_rank != 0)
+
+
+class Closing(Laying):
+    """A plugin whose leader closes its handshake after the start (vLLM's); ``exits`` answers ``leader_exit``."""
+
+    rules = attrs.evolve(RULES, coordination_closes=True)
+    exits: Any = None
+
+    @hookimpl
+    def leader_exit(self) -> Any:
+        return self.exits
+
+
+def test_a_worker_whose_leader_closes_its_handshake_is_watched_at_the_leader_s_api_server() -> None:
+    """``leader_watch_port``: the leader's HTTP port under data parallel, ``leader_port`` otherwise, 0 for none."""
+    engine = engine_for(Closing(), "lay")
+    worker = attrs.evolve(shard(rank=1, dp_rank=2), leader_http_port=8100)
+    plan = engine.plan(worker)
+    assert (plan.on_leader_exit, plan.leader_watch_port) == ("must_be_stopped", 8100)
+    assert engine.leader_watch_port(worker) == 8100
+    assert engine.plan(attrs.evolve(shard(), leader_http_port=8000)).leader_watch_port == 0
+    # A tensor-parallel worker of the same engine has a join port that stays open.
+    tensor = shard(rank=1, dp=1, tp=2, gpus_per_node=1)
+    assert engine.leader_watch_port(tensor) == 13345
+    # Engines whose handshake stays open are watched where the workers dialed.
+    assert engine_for(Laying(), "lay").leader_watch_port(worker) == 13345
+    # A rank that stops by itself is watched nowhere, and needs no leader_http_port.
+    Closing.exits = "stops"
+    try:
+        stops = engine_for(Closing(), "lay")
+        assert stops.leader_watch_port(worker) == 0
+        assert stops.problems(attrs.evolve(worker, leader_http_port=0)) == []
+    finally:
+        Closing.exits = None
+
+
+def test_a_watched_worker_without_the_leader_s_http_port_is_refused_naming_the_field() -> None:
+    """Nothing to watch is refused up front: the supervisor would otherwise stop a healthy worker, or never."""
+    engine = engine_for(Closing(), "lay")
+    assert engine.problems(shard(rank=1, dp_rank=2)) == [
+        "leader_http_port: required for a worker rank of a data-parallel lay replica (a lay leader closes "
+        "leader_port once every rank has joined, so the supervisor watches the leader's API server, the "
+        "first node's HTTP port, instead); enginekit layout --shards and the exports write it"
+    ]
+    with pytest.raises(SpecError, match="leader_http_port: required"):
+        engine.plan(shard(rank=1, dp_rank=2))
+    assert engine.problems(shard()) == []  # the leader watches nobody
+    assert engine.problems(shard(rank=1, dp=1, tp=2, gpus_per_node=1)) == []

@@ -33,6 +33,8 @@ VLLM_LIKE = LayoutRules(
     coordination=("dp-rpc", "dp-master"),
     kv_events_per_rank=True,
 )
+#: vLLM's own: its handshake port closes once every rank joined, so workers dial the leader's API too.
+VLLM_CLOSING = attrs.evolve(VLLM_LIKE, coordination=("dp-rpc",), coordination_closes=True)
 #: An engine with one front door and one coordination port, publishing per process.
 INTERNAL_ONLY = LayoutRules(balancing=frozenset({"internal"}), coordination=("dist-init",))
 #: SGLang's shape from 0.5.11: one front door, a block and a port past a gap, the block kept
@@ -93,7 +95,7 @@ def unanswered(laid: Layout) -> list[Dial]:
 @st.composite
 def replicas(draw: st.DrawFn) -> tuple[Profile, list[NodeInput], int, LayoutRules]:
     """A replica every engine of its rules can lay out: ports apart, ranks fitting the nodes."""
-    rules = draw(st.sampled_from([VLLM_LIKE, INTERNAL_ONLY, SGLANG_LIKE, SGLANG_PER_RANK]))
+    rules = draw(st.sampled_from([VLLM_LIKE, VLLM_CLOSING, INTERNAL_ONLY, SGLANG_LIKE, SGLANG_PER_RANK]))
     count = draw(st.integers(1, 4))
     local = draw(st.integers(1, 8))
     tp = draw(st.sampled_from([1, 2, 4]))
@@ -226,6 +228,7 @@ def test_a_shard_gets_the_slice_the_whole_replica_shows(
             dp_rank=process.dp_start,
             leader_addr=given_nodes[0].addr if len(given_nodes) > 1 or prof.data_parallel > 1 else "",
             leader_port=leader,
+            leader_http_port=given_nodes[0].http_port if prof.data_parallel > 1 else 0,
             http_port=process.port(HTTP) or node.http_port,
             kv_events_port=node.kv_events_port,
             gpu_indices=process.gpus,
@@ -417,6 +420,20 @@ def test_shapes_that_cannot_be_laid_out_are_refused_all_at_once() -> None:
         )
         == []
     )
+    # Rules that name the engine's release name it in every refusal of theirs.
+    named = attrs.evolve(picky, named="Toy 1.2", balancing=frozenset({"internal"}))
+    assert refused(
+        profile(tp=2, dp=2, expert_parallel=True, all2all="pplx", dp_balancing="hybrid"),
+        nodes(1),
+        rules=named,
+    ) == [
+        "profile 'p': dp_balancing: Toy 1.2 has no 'hybrid' balancing (it has internal)",
+        "profile 'p': all2all: Toy 1.2 has no all-to-all backend 'pplx' (expected one of deepep_low_latency, naive)",
+    ]
+    assert refused(profile(dp=2, expert_parallel=True), nodes(1), rules=LayoutRules(named="Toy 1.2")) == [
+        "profile 'p': dp: Toy 1.2 has no data parallel (dp is 2)",
+        "profile 'p': expert_parallel: Toy 1.2 has no expert parallel",
+    ]
     assert refused(profile(dp_per_node=2), nodes(1)) == [
         "profile 'p': dp_per_node: expected 1-1 (at most dp), got 2"
     ]
@@ -801,3 +818,46 @@ def test_a_replica_of_a_thousand_processes_on_one_host_is_laid_out_once_per_node
     assert layout_problems(profile, clash, leader_port=20000, rules=rules) == [
         "node 0 process 10: http 20000 overlaps node 0 process 0's dp-rpc 20000 on the same host (10.0.0.1)"
     ]
+
+
+def test_where_the_leader_closes_its_coordination_every_other_process_dials_its_api_server() -> None:
+    """``coordination_closes``: each worker also dials the first node's first HTTP port, in every mode."""
+    for mode, local in (("internal", 2), ("hybrid", 2), ("external", 1)):
+        laid = layout(
+            profile(dp=2 * local, nodes=2, dp_balancing=mode, dp_per_node=local, gpus_per_node=local),
+            [*nodes(1, http=8000), NodeInput(addr="10.0.0.2", http_port=9000)],
+            leader_port=13345,
+            rules=VLLM_CLOSING,
+        )
+        others = [p for p in laid.processes() if (p.node, p.index) != (0, 0)]
+        assert [p.dialed(HTTP) for p in others] == [Dial(HTTP, 0, "10.0.0.1", 8000)] * len(others)
+        assert laid.process(0, 0).dials == ()
+    # Without data parallel there is no handshake: a tensor-parallel worker dials the join port alone.
+    tp = layout(
+        profile(tp=2, nodes=2, gpus_per_node=1, pp=2), nodes(2), leader_port=29500, rules=VLLM_CLOSING
+    )
+    assert tp.process(1).dials == (Dial(DIST_INIT, 0, "10.0.0.1", 29500),)
+    # A first node without an HTTP port has nothing to dial: no such dial, and no clash.
+    bare = layout(profile(dp=2, nodes=2), nodes(2, http=0), leader_port=13345, rules=VLLM_CLOSING)
+    assert bare.process(1).dials == (Dial("dp-rpc", 0, "10.0.0.1", 13345),)
+
+
+def test_a_worker_shard_dials_the_leader_s_api_server_at_the_port_it_was_given() -> None:
+    """shard_layout takes node 0's HTTP port from ``leader_http_port`` (its own node's from ``http_port``)."""
+    prof = profile(dp=2, nodes=2, gpus_per_node=1)
+    worker = ShardSpec(
+        rank=1,
+        nnodes=2,
+        dp_rank=1,
+        leader_addr="10.0.0.1",
+        leader_port=13345,
+        http_port=9000,
+        leader_http_port=8000,
+        profile=prof,
+    )
+    process = shard_layout(worker, VLLM_CLOSING)
+    assert process.dials == (Dial("dp-rpc", 0, "10.0.0.1", 13345), Dial(HTTP, 0, "10.0.0.1", 8000))
+    assert shard_layout(attrs.evolve(worker, leader_http_port=0), VLLM_CLOSING).dialed(HTTP) is None
+    # The leader's own node: its HTTP port is its own, whatever leader_http_port says.
+    leader = attrs.evolve(worker, rank=0, dp_rank=0, http_port=7000, leader_http_port=8000)
+    assert shard_layout(leader, VLLM_CLOSING).port(HTTP) == 7000

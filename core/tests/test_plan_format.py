@@ -195,6 +195,46 @@ def test_on_leader_exit_must_fit_the_rank() -> None:
     ]
 
 
+def test_a_worker_that_must_be_stopped_says_where_its_leader_is_watched() -> None:
+    """``leader_watch_port``: the leader_port by default, another port where the engine said, 0 otherwise."""
+    shard = ShardSpec(
+        rank=1, nnodes=2, leader_addr="10.0.0.1", leader_port=29500, profile=Profile(name="p", engine="toy")
+    )
+    worker = plan(serves_http=False, shard=shard)
+    assert (worker.on_leader_exit, worker.leader_watch_port) == (MUST_BE_STOPPED, 29500)
+    assert shipped(worker)["leader_watch_port"] == 29500
+    watched = plan(serves_http=False, shard=shard, leader_watch_port=8000)
+    assert LaunchPlan.from_dict(shipped(watched)) == watched
+    assert "stop it too (watch 10.0.0.1:8000)" in watched.render_text()
+    assert plan().leader_watch_port == 0
+    assert plan(serves_http=False, shard=shard, on_leader_exit=STOPS).leader_watch_port == 0
+    # A 1.1 writer knew no such field: its worker is watched at leader_port, as it was.
+    old = shipped(watched) | {"format_version": "1.1"}
+    del old["leader_watch_port"]
+    assert LaunchPlan.from_dict(old).leader_watch_port == 29500
+
+
+@pytest.mark.parametrize(
+    ("on_exit", "port", "problem"),
+    [
+        ("must_be_stopped", 65536, "expected a port in 1-65535 for a rank that must be stopped, got 65536"),
+        ("must_be_stopped", -1, "expected a port in 1-65535 for a rank that must be stopped, got -1"),
+        ("stops", 8000, "expected 0 where nothing is watched (on_leader_exit 'stops'), got 8000"),
+    ],
+)
+def test_a_leader_watch_port_that_does_not_fit_is_refused(on_exit: str, port: int, problem: str) -> None:
+    """A port out of range, or one beside nothing to watch, is a problem named by its field."""
+    shard = ShardSpec(rank=1, nnodes=2, leader_port=29500, profile=Profile(name="p", engine="toy"))
+    worker = plan(serves_http=False, shard=shard, on_leader_exit=on_exit)
+    assert refused(shipped(worker) | {"leader_watch_port": port}) == [f"plan.leader_watch_port: {problem}"]
+    with pytest.raises(ValueError, match="leader_watch_port: expected"):
+        attrs.evolve(worker, leader_watch_port=port)
+    assert refused(shipped(plan()) | {"leader_watch_port": 8000}) == [
+        "plan.leader_watch_port: expected 0 where nothing is watched (on_leader_exit ''), got 8000"
+    ]
+    assert refused(shipped(worker) | {"leader_watch_port": True}) != []
+
+
 def test_a_secret_variable_is_masked_by_its_name_whatever_its_value() -> None:
     command = Command(
         path="/bin/toy",

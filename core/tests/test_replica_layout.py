@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import pytest
 from enginekit.base.errors import SpecError
 from enginekit.layout.compute import HTTP, shard_layout
@@ -144,3 +145,25 @@ def test_kv_event_ports_that_move_by_the_rank_do_not_clash_between_nodes_of_one_
         (1, 2, 8001, 5557),
     ]
     assert replica_layout(load_replica(doc), RULES).nodes[1].processes[0].listens[-1].port == 5559
+
+
+def test_every_shard_of_a_data_parallel_replica_is_given_the_leader_s_http_port() -> None:
+    """``leader_http_port``: the first node's first API server's, on every shard alike; 0 without data parallel.
+
+    A worker whose engine closes the handshake port after the start is watched there.
+    """
+    doc = replica("external")
+    doc["nodes"][0]["http_port"] = 8100  # the first node's own port, not the replica's
+    shards = expand(load_replica(doc))
+    assert [(s.http_port, s.leader_http_port) for s in shards] == [
+        (8100, 8100),
+        (8101, 8100),
+        (8000, 8100),
+        (8001, 8100),
+    ]
+    closing = attrs.evolve(RULES, coordination=("dp-rpc",), coordination_closes=True)
+    laid = replica_layout(load_replica(doc), closing)
+    for shard in shards:
+        assert shard_layout(shard, closing) == laid.process(shard.rank, shard.dp_rank)
+    tensor = replica(dp=1, tp=2, gpus_per_node=2, expert_parallel=False)
+    assert [s.leader_http_port for s in expand(load_replica(tensor))] == [0, 0]

@@ -85,9 +85,17 @@ def plan_of(*commands: Command, serves_http: bool = False, port: int = 0, **shar
     )
 
 
-def worker_plan(*commands: Command, leader_port: int, on_leader_exit: str) -> LaunchPlan:
+def worker_plan(
+    *commands: Command, leader_port: int, on_leader_exit: str, watch_port: int | None = None
+) -> LaunchPlan:
+    """A worker's plan; a rank that must be stopped is watched at ``watch_port`` (default: ``leader_port``)."""
     plan = plan_of(*commands, rank=1, nnodes=2, leader_addr="127.0.0.1", leader_port=leader_port)
-    return attrs.evolve(plan, on_leader_exit=on_leader_exit)
+    watched = leader_port if watch_port is None else watch_port
+    return attrs.evolve(
+        plan,
+        on_leader_exit=on_leader_exit,
+        leader_watch_port=watched if on_leader_exit == MUST_BE_STOPPED else 0,
+    )
 
 
 class Started:
@@ -266,6 +274,51 @@ def test_a_worker_that_must_be_stopped_is_stopped_when_the_leader_s_port_stays_c
     leader.close()
     assert run.result() == 85
     assert f"error: the leader at 127.0.0.1:{port} has not accepted a connection for 0.5 s" in run.text()
+
+
+def test_a_worker_watched_at_the_leader_s_api_server_outlives_the_closed_join_port_not_the_server(
+    start: Callable[..., Started],
+) -> None:
+    """A plan watching another port than leader_port (vLLM data parallel): the join port may close.
+
+    The worker waits for the join port, which then closes (vLLM's handshake ends); it runs
+    on while the leader's API server listens, and is stopped once that has been closed for
+    the grace, the message naming the server's port.
+    """
+    join, api = free_port(), free_port()
+    joined = socket.create_server(("127.0.0.1", join))
+    main = python("import time; print('up', flush=True); time.sleep(60)", wait_for_leader_port=True)
+    plan = worker_plan(main, leader_port=join, on_leader_exit=MUST_BE_STOPPED, watch_port=api)
+    run = start(plan, options=attrs.evolve(FAST, leader_gone_grace=0.5, leader_timeout=0.5))
+    run.wait_for(lambda: "[main] up" in run.text())
+    joined.close()  # the handshake is over
+    server = socket.create_server(("127.0.0.1", api))  # the API server opens after loading
+    time.sleep(1.5)  # past the grace and the leader timeout: neither the join port nor a late server counts
+    assert run.thread.is_alive()
+    assert f"watching the leader's API server at 127.0.0.1:{api}" in run.text()
+    server.close()
+    assert run.result() == 85
+    assert f"error: the leader at 127.0.0.1:{api} has not accepted a connection for 0.5 s" in run.text()
+
+
+def test_a_leader_s_api_server_is_awaited_as_long_as_a_rank_s_start_not_the_leader_timeout(
+    start: Callable[..., Started],
+) -> None:
+    """An API server that never opens is a leader timeout only past the startup timeout (it loads a model)."""
+    join, api = free_port(), free_port()
+    joined = socket.create_server(("127.0.0.1", join))
+    plan = worker_plan(
+        python("import time; time.sleep(60)"),
+        leader_port=join,
+        on_leader_exit=MUST_BE_STOPPED,
+        watch_port=api,
+    )
+    begun = time.monotonic()
+    run = start(plan, options=attrs.evolve(FAST, leader_timeout=0.2, startup_timeout=1.5))
+    assert run.result() == 82
+    assert time.monotonic() - begun >= 1.5
+    assert f"error: the leader at 127.0.0.1:{api} did not accept a connection within 1.5 s" in run.text()
+    joined.close()
 
 
 def test_health_gates_ready_the_key_is_sent_only_when_asked_for_and_never_shown(

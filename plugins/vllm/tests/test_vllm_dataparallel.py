@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import pytest
-from enginekit.plugin import ArgSyntax, Command, EngineError, ShardSpec
+from enginekit.plugin import ArgSyntax, Command, Dial, EngineError, ShardSpec
 from enginekit.replica.spec import expand, load_replica
 from enginekit.testing import engine_for
 from enginekit_vllm import VllmConfig, VllmEngine
@@ -154,7 +155,8 @@ def test_a_backend_the_release_lacks_is_refused_naming_what_it_has() -> None:
     engine = engine_for(VllmEngine(VllmConfig(version="0.23.0")), "vllm")
     shard = expand(load_replica(replica(all2all="deepep_v2")))[0]
     [problem] = engine.problems(shard)
-    assert problem.startswith("profile 'dsr1': all2all: engine 'vllm' has no all-to-all backend 'deepep_v2'")
+    # The node's release is named: the backend came later, and an older node refuses it.
+    assert problem.startswith("profile 'dsr1': all2all: vLLM 0.23.0 has no all-to-all backend 'deepep_v2'")
     assert "deepep_v2" in all2all_backends(vllm_release("0.24.0"))
     assert "mori" not in all2all_backends(vllm_release("0.23.0"))
     assert "mori" in all2all_backends(vllm_release("0.34.0"))
@@ -214,17 +216,40 @@ def test_the_first_release_with_the_backend_flag_uses_it() -> None:
     assert "--enable-expert-parallel" in flags(old)
 
 
-def test_only_the_first_rank_of_the_first_node_is_the_leader_and_workers_are_not_watched() -> None:
+def test_a_data_parallel_worker_is_stopped_with_its_leader_watched_at_the_leader_s_api_server() -> None:
+    """Only the first rank of the first node leads; every other process is watched at its API server.
+
+    vLLM closes the handshake port once every engine joined (a watch on it would stop
+    healthy workers), and a worker does not end by itself when its leader goes (seen on
+    0.32.0's CPU build): the plan says it must be stopped, and where to watch.
+    """
     engine = engine_for(VllmEngine(VllmConfig()), "vllm")
     doc = replica("external", dp=4, gpus_per_node=2)
     doc["placement"]["gpu_indices"] = [0, 1]
     shards = expand(load_replica(doc))
     assert [s.is_leader() for s in shards] == [True, False, False, False]
-    # vLLM closes the handshake port once every engine joined: a watch on it would stop
-    # healthy workers, so a data-parallel worker is left to end with its engines.
-    assert [engine.plan(s).on_leader_exit for s in shards] == ["", "stops", "stops", "stops"]
+    plans = [engine.plan(s) for s in shards]
+    assert [p.on_leader_exit for p in plans] == ["", "must_be_stopped", "must_be_stopped", "must_be_stopped"]
+    assert [p.leader_watch_port for p in plans] == [0, 8000, 8000, 8000]
+    assert [s.leader_http_port for s in shards] == [8000] * 4
+    assert [p.shard.leader_port for p in plans] == [13345] * 4
+    text = plans[3].render_text()
+    assert "when the leader exits: this rank keeps running; stop it too (watch 10.0.0.1:8000)" in text
     tp_pp = ShardSpec(profile=load_replica(replica(dp=1, tp=8)).profile, rank=1, nnodes=2)
     assert VllmEngine().leader_exit(tp_pp) == "must_be_stopped"
+
+
+def test_a_data_parallel_worker_without_the_leader_s_http_port_is_refused_saying_why() -> None:
+    """A worker spec written by hand without ``leader_http_port`` has nothing to be watched at."""
+    engine = engine_for(VllmEngine(VllmConfig()), "vllm")
+    worker = expand(load_replica(replica()))[1]
+    bare = attrs.evolve(worker, leader_http_port=0)
+    [problem] = engine.problems(bare)
+    assert problem.startswith("leader_http_port: required for a worker rank of a data-parallel vllm replica")
+    assert "the supervisor watches the leader's API server, the first node's HTTP port" in problem
+    assert engine.problems(attrs.evolve(expand(load_replica(replica()))[0], leader_http_port=0)) == []
+    # Given, the worker dials it: the table's "who dials whom" shows the watch.
+    assert engine.layout(worker).dialed("http") == Dial("http", 0, "10.0.0.1", 8000)
 
 
 NVSHMEM = {

@@ -142,7 +142,7 @@ def _shape_problems(profile: Profile, nodes: Sequence[NodeInput], rules: LayoutR
     if dp > 1:
         yield from _data_parallel_problems(profile, where, rules)
     if profile.expert_parallel and not rules.expert_parallel:
-        yield f"{where}: expert_parallel: engine {profile.engine!r} has no expert parallel"
+        yield f"{where}: expert_parallel: {_engine(profile, rules)} has no expert parallel"
     elif profile.expert_parallel and profile.tp * dp < 2:
         yield f"{where}: expert_parallel: needs more than one GPU to spread experts over (tp x dp is 1)"
     if profile.all2all and not profile.expert_parallel:
@@ -151,7 +151,7 @@ def _shape_problems(profile: Profile, nodes: Sequence[NodeInput], rules: LayoutR
         )
     elif profile.all2all and rules.all2all and profile.all2all not in rules.all2all:
         yield (
-            f"{where}: all2all: engine {profile.engine!r} has no all-to-all backend {profile.all2all!r} "
+            f"{where}: all2all: {_engine(profile, rules)} has no all-to-all backend {profile.all2all!r} "
             f"(expected one of {', '.join(sorted(rules.all2all))})"
         )
     need = profile.per_node
@@ -163,14 +163,19 @@ def _shape_problems(profile: Profile, nodes: Sequence[NodeInput], rules: LayoutR
             )
 
 
+def _engine(profile: Profile, rules: LayoutRules) -> str:
+    """The engine as a refusal names it: with the node's release where the rules say it."""
+    return rules.named or f"engine {profile.engine!r}"
+
+
 def _data_parallel_problems(profile: Profile, where: str, rules: LayoutRules) -> Iterator[str]:
     dp, count, local = profile.data_parallel, profile.node_count, profile.dp_local
     if not rules.balancing:
-        yield f"{where}: dp: engine {profile.engine!r} has no data parallel (dp is {dp})"
+        yield f"{where}: dp: {_engine(profile, rules)} has no data parallel (dp is {dp})"
         return
     if profile.dp_balancing in DP_BALANCING and profile.dp_balancing not in rules.balancing:
         yield (
-            f"{where}: dp_balancing: engine {profile.engine!r} has no {profile.dp_balancing!r} balancing "
+            f"{where}: dp_balancing: {_engine(profile, rules)} has no {profile.dp_balancing!r} balancing "
             f"(it has {', '.join(m for m in DP_BALANCING if m in rules.balancing)})"
         )
     if local * count != dp:
@@ -209,7 +214,9 @@ def _layout(profile: Profile, nodes: Sequence[NodeInput], leader_port: int, rule
                     dp_ranks=hosted,
                     gpus=used,
                     listens=tuple(_listens(profile, node, k, i, hosted, serves, leader_port, rules)),
-                    dials=tuple(_dials(profile, k, i, hosted, leader, leader_port, rules)),
+                    dials=tuple(
+                        _dials(profile, k, i, hosted, (leader, leader_port, nodes[0].http_port), rules)
+                    ),
                     reserves=tuple(_reserves(profile, k, i, leader_port, rules)),
                 )
             )
@@ -259,19 +266,23 @@ def _dials(
     k: int,
     i: int,
     ranks: tuple[int, ...],
-    leader: str,
-    leader_port: int,
+    leader: tuple[str, int, int],
     rules: LayoutRules,
 ) -> Iterator[Dial]:
+    """What process ``i`` of node ``k`` dials; ``leader``: the leader's address, leader_port and HTTP port."""
     if k == 0 and i == 0:
         return  # the leader dials nobody: everyone dials it
+    addr, leader_port, leader_http = leader
     if profile.data_parallel > 1:
         for port in rules.coordination:
             # A range is dialed at its first port, one port per rank at the process's first rank's.
             first = ranks[0] if port.per_rank else 0
-            yield Dial(port.name, 0, leader, leader_port + port.offset + first)
-    else:  # without data parallel, only another node's process is not the leader
-        yield Dial(DIST_INIT, 0, leader, leader_port)
+            yield Dial(port.name, 0, addr, leader_port + port.offset + first)
+        if rules.coordination_closes and leader_http:
+            # The first node's first process always serves the API, whatever the balancing.
+            yield Dial(HTTP, 0, addr, leader_http)
+        return
+    yield Dial(DIST_INIT, 0, addr, leader_port)  # without data parallel, only another node's process
 
 
 def _reserves(profile: Profile, k: int, i: int, leader_port: int, rules: LayoutRules) -> Iterator[Listener]:
@@ -377,12 +388,13 @@ def shard_layout(shard: ShardSpec, rules: LayoutRules) -> ProcessLayout:
     profile = shard.profile
     # Its index among its node's processes: only under external balancing is it not 0.
     index = shard.dp_rank - shard.rank * profile.dp_local if profile.dp_balancing == "external" else 0
-    # Only the shard's own node's ports are known here: another node's may differ, and
-    # guessing them would invent clashes on a host this shard cannot see.
+    # Only the shard's own node's ports are known here, and the leader's HTTP port where
+    # the shard was given it: another node's may differ, and guessing them would invent
+    # clashes on a host this shard cannot see.
     nodes = [
         NodeInput(
             addr=shard.leader_addr if k == 0 else "",
-            http_port=max(shard.http_port - index, 0) if k == shard.rank else 0,
+            http_port=_http_port(shard, k, index),
             kv_events_port=shard.kv_events_port if k == shard.rank else 0,
         )
         for k in range(shard.nnodes)
@@ -400,3 +412,10 @@ def shard_layout(shard: ShardSpec, rules: LayoutRules) -> ProcessLayout:
         )
     process = laid.process(shard.rank, shard.dp_rank)
     return attrs.evolve(process, gpus=shard.gpu_indices or process.gpus)
+
+
+def _http_port(shard: ShardSpec, k: int, index: int) -> int:
+    """Node ``k``'s first HTTP port as ``shard`` knows it: its own node's, the leader's, or 0 (unknown)."""
+    if k == shard.rank:
+        return max(shard.http_port - index, 0)
+    return shard.leader_http_port if k == 0 else 0

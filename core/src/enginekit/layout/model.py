@@ -68,6 +68,9 @@ class LayoutRules:
     #: The data-parallel balancing modes the engine has (``internal``, ``hybrid``,
     #: ``external``); empty when it has no data parallel at all.
     balancing: frozenset[str] = frozenset()
+    #: How a refusal names the engine: its name and the release the node runs (``vLLM
+    #: 0.24.0``), for a shape that release cannot run; empty names the profile's engine.
+    named: str = ""
     #: Whether the engine spreads experts over the ranks (expert parallel).
     expert_parallel: bool = False
     #: The all-to-all backends expert parallel may use, in the engine's own words; empty
@@ -77,6 +80,11 @@ class LayoutRules:
     #: replica dials, each at its offset from the replica's ``leader_port``; a bare name
     #: takes the port after the previous one (a contiguous block from ``leader_port``).
     coordination: tuple[Coordination, ...] = attrs.field(default=(), converter=coordination_ports)
+    #: The leader closes its coordination ports once every rank has joined (vLLM's
+    #: handshake), so nothing of them says later whether it still runs: every other process
+    #: of a data-parallel replica also dials the leader's API server (its ``http``), where
+    #: a supervisor watches for the leader's end.
+    coordination_closes: bool = False
     #: Each rank publishes KV-cache events on the base port plus its data-parallel rank
     #: (vLLM); otherwise each process publishes on the base port alone.
     kv_events_per_rank: bool = False

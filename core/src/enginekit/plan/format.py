@@ -35,6 +35,8 @@ class PlanFields(Protocol):
     @property
     def on_leader_exit(self) -> str: ...
     @property
+    def leader_watch_port(self) -> int: ...
+    @property
     def base_url(self) -> str: ...
 
 
@@ -56,6 +58,7 @@ def plan_dict(plan: PlanFields, *, show_secrets: bool) -> dict[str, Any]:
         "notes": list(plan.notes),
         "dropped_env": [{"key": d.key, "why": d.why} for d in plan.dropped_env],
         "on_leader_exit": plan.on_leader_exit,
+        "leader_watch_port": plan.leader_watch_port,
         **_derived(plan),
     }
     return out if show_secrets else scrubbed(out, shard.api_key)

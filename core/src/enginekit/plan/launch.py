@@ -12,7 +12,7 @@ from enginekit.base.secrets import MASK, masked
 from enginekit.placement.builder import host_port
 from enginekit.placement.env import DroppedVar
 from enginekit.plan.format import plan_dict
-from enginekit.plan.leader import LEADER_EXIT_CHOICES, MUST_BE_STOPPED, STOPS
+from enginekit.plan.leader import LEADER_EXIT_CHOICES, MUST_BE_STOPPED, STOPS, leader_watch_problem
 from enginekit.spec.model import Command, ShardSpec
 
 
@@ -45,6 +45,24 @@ class LaunchPlan:
         if value not in expected:
             role = "the leader" if self.shard.is_leader() else "a worker rank"
             raise ValueError(f"on_leader_exit {value!r} for {role}: expected one of {expected}")
+
+    #: Where a supervisor watches for the leader's end, when :attr:`on_leader_exit` is
+    #: :data:`MUST_BE_STOPPED`: a port at ``shard.leader_addr``, closed for a while once the
+    #: leader is gone. ``shard.leader_port`` unless the engine closes that once its group
+    #: has formed (vLLM's data-parallel handshake): then the leader's API server's. 0 when
+    #: nothing is watched (the leader, a rank that stops by itself).
+    leader_watch_port: int = attrs.field(
+        default=attrs.Factory(
+            lambda plan: plan.shard.leader_port if plan.on_leader_exit == MUST_BE_STOPPED else 0,
+            takes_self=True,
+        )
+    )
+
+    @leader_watch_port.validator
+    def _watched(self, _attribute: attrs.Attribute[int], value: int) -> None:
+        problem = leader_watch_problem(self.on_leader_exit, value)
+        if problem:
+            raise ValueError(problem)
 
     @property
     def base_url(self) -> str:
@@ -88,7 +106,8 @@ class LaunchPlan:
         else:
             lines.append("serves HTTP: no (only the leader answers the API; do not health-check this rank)")
         if self.on_leader_exit == MUST_BE_STOPPED:
-            lines.append("when the leader exits: this rank keeps running; stop it too")
+            watched = host_port(shard.leader_addr, self.leader_watch_port)
+            lines.append(f"when the leader exits: this rank keeps running; stop it too (watch {watched})")
         elif self.on_leader_exit == STOPS:
             lines.append("when the leader exits: this rank exits by itself")
         for i, command in enumerate(self.commands, 1):

@@ -13,7 +13,7 @@ from enginekit.base.text import is_portable_name, is_url_path
 from enginekit.placement.env import DroppedVar
 from enginekit.plan.format import P, _derived
 from enginekit.plan.formats import newer_minor
-from enginekit.plan.leader import LEADER_EXIT_CHOICES, MUST_BE_STOPPED
+from enginekit.plan.leader import LEADER_EXIT_CHOICES, MUST_BE_STOPPED, leader_watch_problem
 from enginekit.spec.convert import entries_named, folded_names, structure
 from enginekit.spec.model import Command, ShardSpec, _dict
 
@@ -48,6 +48,7 @@ class _PlanDoc:
     notes: tuple[str, ...] = ()
     dropped_env: tuple[_DroppedDoc, ...] = ()
     on_leader_exit: str | None = None
+    leader_watch_port: int | None = None
     replica_id: str | None = None
     shard_id: str | None = None
     profile: str | None = None
@@ -113,7 +114,7 @@ def read_plan(raw: object, make: Callable[..., P]) -> P:
         metrics_path=doc.metrics_path,
         notes=doc.notes,
         dropped_env=tuple(DroppedVar(d.key, d.why) for d in doc.dropped_env),
-        on_leader_exit=_leader_exit(doc, problems),
+        **_leader_watch(doc, problems),
     )
     if doc.engine != doc.shard.profile.engine:
         problems.append(
@@ -147,6 +148,18 @@ def _leader_exit(doc: _PlanDoc, problems: list[str]) -> str:
         problems.append(f"plan.on_leader_exit: {shown} for a worker rank, expected {expected}")
         return MUST_BE_STOPPED
     return doc.on_leader_exit
+
+
+def _leader_watch(doc: _PlanDoc, problems: list[str]) -> dict[str, object]:
+    """The plan's ``on_leader_exit`` and ``leader_watch_port`` (absent: the default, ``leader_port``)."""
+    on_exit = _leader_exit(doc, problems)
+    if doc.leader_watch_port is None:
+        return {"on_leader_exit": on_exit}  # the plan's default: leader_port, where one is watched
+    problem = leader_watch_problem(on_exit, doc.leader_watch_port)
+    if problem:
+        problems.append(f"plan.{problem}")
+        return {"on_leader_exit": on_exit}
+    return {"on_leader_exit": on_exit, "leader_watch_port": doc.leader_watch_port}
 
 
 def _masked_secrets(doc: _PlanDoc) -> list[str]:

@@ -213,11 +213,45 @@ class Engine:
         return [masked(problem, shard.api_key) for problem in problems]
 
     def _layout_problems(self, shard: ShardSpec) -> list[str]:
+        from enginekit.layout.compute import HTTP
+
         try:
-            self.layout(shard)
+            process = self.layout(shard)
         except SpecError as exc:
             return list(exc.problems)
+        if self._watched_at_http(shard) and process.dialed(HTTP) is None:
+            return [
+                f"leader_http_port: required for a worker rank of a data-parallel {self.name} replica "
+                f"(a {self.name} leader closes leader_port once every rank has joined, so the "
+                f"supervisor watches the leader's API server, the first node's HTTP port, instead); "
+                f"enginekit layout --shards and the exports write it"
+            ]
         return []
+
+    def _watched_at_http(self, shard: ShardSpec) -> bool:
+        """Whether a supervisor watches this worker's leader at its API server, not at ``leader_port``."""
+        return (
+            shard.profile.data_parallel > 1
+            and self.layout_rules.coordination_closes
+            and self.on_leader_exit(shard) == MUST_BE_STOPPED
+        )
+
+    def leader_watch_port(self, shard: ShardSpec) -> int:
+        """The port at ``shard.leader_addr`` whose closing says the leader is gone; 0 when none is watched.
+
+        ``leader_port``, unless the engine closes that once its group has formed
+        (:attr:`LayoutRules.coordination_closes`): then the leader's API server's, which the
+        layout has every other process dial.
+        """
+        if self.on_leader_exit(shard) != MUST_BE_STOPPED:
+            return 0  # the leader itself, or a rank that stops by itself
+        if _lays_out(shard) and self._watched_at_http(shard):
+            from enginekit.layout.compute import HTTP
+
+            dial = self.layout(shard).dialed(HTTP)
+            if dial is not None:  # it is, once problems() passed: plan() asks after it
+                return dial.port
+        return shard.leader_port
 
     def commands(self, shard: ShardSpec, gpus: Sequence[GPUInfo] = ()) -> list[Command]:
         """The processes of ``shard`` in start order, with profile overrides applied.
@@ -435,6 +469,7 @@ class Engine:
             notes=(*self.notes(shard), *allowances),
             dropped_env=dropped,
             on_leader_exit=self.on_leader_exit(shard),
+            leader_watch_port=self.leader_watch_port(shard),
         )
 
 

@@ -294,6 +294,9 @@ def _ranks(replica: ReplicaSpec) -> list[ShardSpec]:
         leader = nodes[0].addr
     elif profile.data_parallel > 1:
         leader = nodes[0].addr or LOOPBACK
+    # Where a data-parallel worker is watched when its engine closes leader_port after the
+    # start (vLLM): the leader's API server, given to every rank alike.
+    leader_http = laid.nodes[0].processes[0].port(HTTP) if profile.data_parallel > 1 else 0
     specs = []
     for node_layout, node in zip(laid.nodes, nodes, strict=True):
         rank = node_layout.index
@@ -312,6 +315,7 @@ def _ranks(replica: ReplicaSpec) -> list[ShardSpec]:
                     dp_rank=process.dp_start if profile.data_parallel > 1 else 0,
                     leader_addr=leader,
                     leader_port=replica.leader_port,
+                    leader_http_port=leader_http,
                     http_port=process.port(HTTP) or _port(node.http_port, replica.http_port),
                     bind_addr=_bind(node),
                     # Every API server demands the key of every request; a headless rank serves none.

@@ -61,10 +61,18 @@ def describe(
         )
     else:
         steps.append("report running once started: this rank serves no HTTP and has no health URL")
-    if plan.on_leader_exit == MUST_BE_STOPPED:
+    if plan.on_leader_exit == MUST_BE_STOPPED and plan.leader_watch_port == shard.leader_port:
         steps.append(
             f"stop the shard (exit {EXIT_LEADER_GONE}) when the leader's port {leader} stays closed for "
             f"{options.leader_gone_grace:g} s"
+        )
+    elif plan.on_leader_exit == MUST_BE_STOPPED:
+        server = host_port(shard.leader_addr, plan.leader_watch_port)
+        bound = max(options.startup_timeout, options.leader_timeout)
+        steps.append(
+            f"stop the shard (exit {EXIT_LEADER_GONE}) when the leader's API server {server} stays closed "
+            f"for {options.leader_gone_grace:g} s once it has opened (the engine closes {leader} once "
+            f"every rank has joined); exit {EXIT_LEADER_TIMEOUT} if it has not opened within {bound:g} s"
         )
     elif plan.on_leader_exit == STOPS:
         steps.append("when the leader goes, this rank exits by itself: exit with its status")

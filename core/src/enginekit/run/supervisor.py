@@ -261,7 +261,11 @@ class Supervisor:
         else:
             self._set_state(st.RUNNING, "started; this rank serves no HTTP, there is no health URL to check")
         if not shard.is_leader() and self.plan.on_leader_exit == MUST_BE_STOPPED:
-            watch = PortWatch(shard.leader_addr, shard.leader_port, interval=options.leader_interval)
+            port = self.plan.leader_watch_port
+            watch = PortWatch(shard.leader_addr, port, interval=options.leader_interval)
+            if port != shard.leader_port:
+                where = host_port(shard.leader_addr, port)
+                self._say(f"watching the leader's API server at {where}: the leader is gone once it closes")
         try:
             readiness = _Readiness(main.started_at, main.started_at + options.progress_every)
             while True:
@@ -307,8 +311,14 @@ class Supervisor:
         return None
 
     def _leader_gone(self, watch: PortWatch) -> int | None:
-        where = host_port(self.plan.shard.leader_addr, self.plan.shard.leader_port)
-        timeout, grace = self.options.leader_timeout, self.options.leader_gone_grace
+        shard, options = self.plan.shard, self.options
+        where = host_port(shard.leader_addr, self.plan.leader_watch_port)
+        # The leader's API server opens once its model has loaded, as a rank's health does;
+        # its join port opens at once.
+        timeout = options.leader_timeout
+        if self.plan.leader_watch_port != shard.leader_port:
+            timeout = max(options.startup_timeout, timeout)
+        grace = options.leader_gone_grace
         if not watch.seen_open and time.monotonic() - watch.started_at >= timeout:
             self._error(f"the leader at {where} did not accept a connection within {timeout:g} s")
             return EXIT_LEADER_TIMEOUT

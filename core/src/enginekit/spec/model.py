@@ -169,6 +169,11 @@ class ShardSpec:
     #: the fabric: NCCL bootstraps over TCP and only then moves to RDMA.
     leader_addr: str = ""
     leader_port: int = 0
+    #: The leader's HTTP port (its API server's, on ``leader_addr``); 0 when not given. A
+    #: worker whose engine closes ``leader_port`` once every rank has joined (vLLM's
+    #: data-parallel handshake) is watched here instead: while the leader runs, its API
+    #: server listens. The same on every shard of a replica.
+    leader_http_port: int = 0
     #: The first data-parallel rank this shard hosts, as the replica's layout numbers
     #: them (:mod:`enginekit.layout`); 0 without data parallel.
     dp_rank: int = 0
@@ -304,6 +309,7 @@ GO_NAMES: Mapping[type, Mapping[str, str]] = {
         "nnodes": "NNodes",
         "leader_addr": "LeaderAddr",
         "leader_port": "LeaderPort",
+        "leader_http_port": "leader_http_port",
         "dp_rank": "dp_rank",
         "gpu_indices": "GPUIndices",
         "gpu_uuids": "gpu_uuids",

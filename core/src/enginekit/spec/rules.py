@@ -77,6 +77,8 @@ def _problems(spec: ShardSpec) -> Iterator[str]:
     yield from _port("http_port", spec.http_port)
     if spec.kv_events_port:
         yield from _port("kv_events_port", spec.kv_events_port)
+    if spec.leader_http_port:
+        yield from _port("leader_http_port", spec.leader_http_port)
     if not 1 <= spec.nnodes <= MAX_NODES:
         yield f"nnodes: expected 1-{MAX_NODES}, got {spec.nnodes}"
     elif not 0 <= spec.rank < spec.nnodes:

@@ -132,7 +132,15 @@ def _difference(first: LaunchPlan, second: LaunchPlan) -> str:
             return f"{where}: env {keys} differ"
         if one != two:
             return f"{where}: {', '.join(_fields_differing(one, two))} differ"
-    for field in ("serves_http", "health_path", "metrics_path", "notes", "dropped_env", "on_leader_exit"):
+    for field in (
+        "serves_http",
+        "health_path",
+        "metrics_path",
+        "notes",
+        "dropped_env",
+        "on_leader_exit",
+        "leader_watch_port",
+    ):
         if getattr(first, field) != getattr(second, field):
             return f"{field} differs"
     return "the plans differ"

@@ -94,9 +94,13 @@ def layout_rules(release: Version) -> LayoutRules:
     """vLLM's layouts: every balancing mode, expert parallel, and KV-event ports that move by the rank.
 
     ``offset_endpoint_port`` (``vllm/distributed/kv_events.py``) adds each engine's global
-    data-parallel rank to the configured port, from 0.11.0.
+    data-parallel rank to the configured port, from 0.11.0. The handshake port closes once
+    every engine has joined (``launch_core_engines``), so a worker is watched at the
+    leader's API server.
     """
     return LayoutRules(
+        named=f"vLLM {release}",
+        coordination_closes=True,
         balancing=frozenset({"internal", "hybrid", "external"}),
         expert_parallel=True,
         all2all=all2all_backends(release),

@@ -99,14 +99,12 @@ class VllmEngine:
         """A worker keeps running: a --headless worker stayed up minutes after its leader left.
 
         Under Ray, ``ray start --block`` keeps the worker node in a cluster whose head is
-        gone until its own GCS timeout; either way the supervisor stops it.
-
-        Not under data parallel: what such a worker dials is the leader's handshake port
-        (``--data-parallel-rpc-port``), which vLLM closes once every engine has joined
-        (``launch_core_engines``), so watching it would stop healthy workers minutes after
-        a good start. Its engines are left to end with their connections to the leader.
+        gone until its own GCS timeout; either way the supervisor stops it. So does a
+        data-parallel worker, headless or serving its own ranks (seen on 0.32.0's CPU
+        build): it is watched at the leader's API server, as the layout rules say, since
+        the handshake port it dialed closes once every engine has joined.
         """
-        return "stops" if shard.profile.data_parallel > 1 else "must_be_stopped"
+        return "must_be_stopped"
 
     @hookimpl
     def help_command(self, command: Command) -> Command:
