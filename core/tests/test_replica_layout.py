@@ -144,3 +144,14 @@ def test_kv_event_ports_that_move_by_the_rank_do_not_clash_between_nodes_of_one_
         (1, 2, 8001, 5557),
     ]
     assert replica_layout(load_replica(doc), RULES).nodes[1].processes[0].listens[-1].port == 5559
+
+
+def test_one_node_of_data_parallel_without_an_address_dials_loopback() -> None:
+    """A one-node data-parallel replica that lists no node dials its leader on loopback, every process alike."""
+    doc = replica("external", nodes=1, dp=2)
+    del doc["nodes"]
+    shards = expand(load_replica(doc))
+    assert [(s.leader_addr, s.bind_addr, s.dp_rank) for s in shards] == [
+        ("127.0.0.1", "", 0),
+        ("127.0.0.1", "", 1),
+    ]
