@@ -28,10 +28,6 @@ NOT_GATED = {
     "policy/engine.py": "EnginePolicy's fields: data, checked by the contract, whose behaviour is pinned",
     "policy/optiontable.py": "reading option tables: not yet measured, tracked for the gate",
     "placement/launcher.py": "not yet measured, tracked for the gate",
-    "replica/spec.py": (
-        "measured (85.0%, target core.replica): the replica's checks and expansion; the layout it "
-        "expands and checks ports with is gated (core.layout)"
-    ),
     "platform/config.py": "the node config: not yet measured, tracked for the gate",
     "platform/contract.py": "not yet measured on its own: its rules are pinned through core.engine's selection",
     "platform/hookspecs.py": "hook signatures: no code that runs (pluggy reads them)",

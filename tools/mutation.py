@@ -182,7 +182,6 @@ TARGETS: tuple[Target, ...] = (
             "tests/test_layout.py",
             "tests/test_export.py",
         ),
-        gated=False,
     ),
     Target(
         "core.layoutmodel",

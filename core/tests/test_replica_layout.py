@@ -167,3 +167,14 @@ def test_every_shard_of_a_data_parallel_replica_is_given_the_leader_s_http_port(
         assert shard_layout(shard, closing) == laid.process(shard.rank, shard.dp_rank)
     tensor = replica(dp=1, tp=2, gpus_per_node=2, expert_parallel=False)
     assert [s.leader_http_port for s in expand(load_replica(tensor))] == [0, 0]
+
+
+def test_one_node_of_data_parallel_without_an_address_dials_loopback() -> None:
+    """A one-node data-parallel replica that lists no node dials its leader on loopback, every process alike."""
+    doc = replica("external", nodes=1, dp=2)
+    del doc["nodes"]
+    shards = expand(load_replica(doc))
+    assert [(s.leader_addr, s.bind_addr, s.dp_rank) for s in shards] == [
+        ("127.0.0.1", "", 0),
+        ("127.0.0.1", "", 1),
+    ]
