@@ -179,12 +179,14 @@ def test_each_releases_ports() -> None:
     assert rules_ports("0.5.5") == kept
     assert rules_ports("0.5.6") == [*kept, Coordination("dp-handshake", 13)]
     assert rules_ports("0.5.10.post1") == rules_ports("0.5.6")
-    assert rules_ports("0.5.11") == [
+    # 0.5.13: the load collector's D+6 joins the block (0.5.12.post1 read without it).
+    assert rules_ports("0.5.12.post1") == rules_ports("0.5.6")
+    assert rules_ports("0.5.13") == [
         kept[0],
         Coordination("zmq", 1, 6, every_node=True),
         Coordination("dp-handshake", 13),
     ]
-    assert rules_ports("0.5.23") == rules_ports("0.5.11")
+    assert rules_ports("0.5.23") == rules_ports("0.5.13")
     rules = layout_rules(parse_version("0.5.23"))
     assert (rules.balancing, rules.expert_parallel, rules.health_stub) == (
         frozenset({"internal"}),
@@ -195,6 +197,37 @@ def test_each_releases_ports() -> None:
     assert layout_rules(parse_version("0.5.2")).all2all == frozenset({"none", "deepep"})
     assert layout_rules(parse_version("0.5.9")).kv_events_per_rank is True
     assert layout_rules(parse_version("0.5.8.post1")).kv_events_per_rank is False
+
+
+@pytest.mark.parametrize(("release", "block"), [("0.5.12.post1", "5758-5762"), ("0.5.13", "5758-5763")])
+def test_the_load_collector_at_d_plus_6_is_laid_out_from_0_5_13(release: str, block: str) -> None:
+    """0.5.13's ``PortArgs.init_new`` derives ``load_collector_port = port_base + 5`` (D+6).
+
+    0.5.12.post1's stops at D+5, so the block is one port shorter there and on the other node.
+    """
+    head, worker = replica_layout(load_replica(replica()), engine(release).layout_rules).processes()
+    assert [str(listener) for listener in head.listens] == [
+        "http 30000",
+        "dist-init 5757",
+        f"zmq {block}",
+        "dp-handshake 5770",
+    ]
+    assert [str(kept) for kept in worker.reserves] == ["dist-init 5757", f"zmq {block}"]
+    assert [str(dial) for dial in worker.dials] == [
+        "dist-init -> node 0 10.0.0.1:5757",
+        "zmq -> node 0 10.0.0.1:5758",
+        "dp-handshake -> node 0 10.0.0.1:5770",
+    ]
+    # The port moves nothing on the command line: SGLang derives it from --dist-init-addr.
+    for _, command in commands(replica(), release=release):
+        args = launched(command)
+        assert args[args.index("--dist-init-addr") : args.index("--enable-metrics")] == [
+            "--dist-init-addr",
+            "10.0.0.1:5757",
+            "--dp-size",
+            "16",
+            "--enable-dp-attention",
+        ]
 
 
 def test_the_fixed_per_rank_ports_of_old_releases_are_laid_out_and_dialed() -> None:

@@ -12,8 +12,9 @@ rank): the layout's ``internal`` balancing, the only one.
 Every rank and port here comes from the core's layout (``shard_layout``); this module only
 spells them as ``python -m sglang.launch_server`` reads them, in the release the node runs.
 Facts read from the wheels of 0.5.2, 0.5.3, 0.5.3.post1, 0.5.3.post3, 0.5.4, 0.5.5, 0.5.6,
-0.5.9, 0.5.10, 0.5.15, 0.5.21 and 0.5.23 (``docs/research/sglang-dp.md``); a release between
-two read ones takes the older one's facts, except where it says otherwise below.
+0.5.9, 0.5.10, 0.5.10.post1, 0.5.11, 0.5.12, 0.5.12.post1, 0.5.13, 0.5.13.post1, 0.5.14,
+0.5.15, 0.5.21 and 0.5.23 (``docs/research/sglang-dp.md``); a release between two read ones
+takes the older one's facts, except where it says otherwise below.
 """
 
 from __future__ import annotations
@@ -40,12 +41,16 @@ HANDSHAKE = "dp-handshake"
 #: ``--attn-dp-size`` replaces ``--dp-size N --enable-dp-attention`` (which still parses,
 #: deprecated, and from then on means replicas with ``--dp-size``): the option table.
 ATTN_DP_SIZE_SINCE: Version = parse_version("0.5.22")
-#: From 0.5.5 every node waits for D .. D+5 (and D+6) to be free locally before it starts,
-#: then stops with "Port is already in use" (``wait_port_available``; absent in 0.5.4).
+#: From 0.5.5 every node waits for D .. D+5 (and D+6 from 0.5.13, with more than one node) to
+#: be free locally before it starts, then stops with "Port is already in use"
+#: (``wait_port_available``; absent in 0.5.4).
 KEPT_FREE_SINCE: Version = parse_version("0.5.5")
-#: The load collector at D+6: absent in 0.5.10, present in 0.5.15; 0.5.11 to 0.5.14 were not
-#: read, so it is kept from the first of them (a port kept needlessly costs nothing).
-LOAD_COLLECTOR_SINCE: Version = parse_version("0.5.11")
+#: The load collector at D+6 (``load_collector_port = port_base + 5`` in ``PortArgs.init_new``,
+#: ``server_args.py``; bound by ``managers/load_snapshot.py``'s ``ZmqShmLoadSnapshotReader``
+#: on node 0, waited free on every node when nnodes > 1). Read in every release from 0.5.10 to
+#: 0.5.15: 0.5.10, 0.5.10.post1, 0.5.11, 0.5.12 and 0.5.12.post1 derive D+1 .. D+5 only (no
+#: ``load_collector`` anywhere in the wheel); 0.5.13 is the first with it, as 0.5.14 and 0.5.15.
+LOAD_COLLECTOR_SINCE: Version = parse_version("0.5.13")
 #: Random per-rank ports handed out in a handshake replace D+6+r: 0.5.3.post1 still has the
 #: fixed ones, 0.5.3.post3 the handshake; 0.5.3.post2 was not read and keeps the fixed ones.
 WORKER_PORTS_HANDSHAKE_SINCE: Version = parse_version("0.5.3.post3")
