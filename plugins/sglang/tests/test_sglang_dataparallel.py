@@ -167,13 +167,14 @@ def rules_ports(release: str) -> list[Coordination]:
 
 
 def test_each_releases_ports() -> None:
-    # Up to 0.5.3.post2: fixed per-rank input ports after the block, no handshake, nothing kept.
+    # Up to 0.5.3.post1: fixed per-rank input ports after the block, no handshake, nothing kept.
     old = [Coordination("dist-init"), Coordination("zmq", 1, 5), Coordination("rank-input", 6, per_rank=True)]
     assert rules_ports("0.5.1") == old
-    assert rules_ports("0.5.3.post2") == old
-    # 0.5.3.post3 to 0.5.4: the handshake is on the dist-init port itself.
-    assert rules_ports("0.5.3.post3") == [Coordination("dist-init"), Coordination("zmq", 1, 5)]
-    assert rules_ports("0.5.4.post3") == rules_ports("0.5.3.post3")
+    assert rules_ports("0.5.3.post1") == old
+    # 0.5.3.post2 to 0.5.4: the handshake is on the dist-init port itself.
+    assert rules_ports("0.5.3.post2") == [Coordination("dist-init"), Coordination("zmq", 1, 5)]
+    assert rules_ports("0.5.3.post3") == rules_ports("0.5.3.post2")
+    assert rules_ports("0.5.4.post3") == rules_ports("0.5.3.post2")
     # 0.5.5: every node waits for the block to be free.
     kept = [Coordination("dist-init", every_node=True), Coordination("zmq", 1, 5, every_node=True)]
     assert rules_ports("0.5.5") == kept
@@ -230,6 +231,49 @@ def test_the_load_collector_at_d_plus_6_is_laid_out_from_0_5_13(release: str, bl
         ]
 
 
+def test_the_worker_port_handshake_replaces_the_fixed_rank_ports_from_0_5_3_post2() -> None:
+    """0.5.3.post1's ``PortArgs.init_new`` gives rank r D+6+r.
+
+    0.5.3.post2's takes ``worker_ports[dp_rank]``, random ports node 0 binds and hands out.
+    """
+    head, worker = replica_layout(
+        load_replica(replica(all2all="")), engine("0.5.3.post1").layout_rules
+    ).processes()
+    assert [str(listener) for listener in head.listens] == [
+        "http 30000",
+        "dist-init 5757",
+        "zmq 5758-5762",
+        "rank-input 5763-5778",
+    ]
+    assert [str(dial) for dial in worker.dials] == [
+        "dist-init -> node 0 10.0.0.1:5757",
+        "zmq -> node 0 10.0.0.1:5758",
+        "rank-input -> node 0 10.0.0.1:5771",
+    ]
+    head, worker = replica_layout(
+        load_replica(replica(all2all="")), engine("0.5.3.post2").layout_rules
+    ).processes()
+    # The handshake runs on D itself, before the TCPStore: no port of its own, none per rank.
+    assert [str(listener) for listener in head.listens] == ["http 30000", "dist-init 5757", "zmq 5758-5762"]
+    assert [str(dial) for dial in worker.dials] == [
+        "dist-init -> node 0 10.0.0.1:5757",
+        "zmq -> node 0 10.0.0.1:5758",
+    ]
+    assert (head.reserves, worker.reserves) == ((), ())
+    # The command is the same on both sides of the boundary: SGLang derives every port from D.
+    for release in ("0.5.3.post1", "0.5.3.post2"):
+        for _, command in commands(replica(all2all=""), release=release):
+            args = launched(command)
+            assert args[args.index("--dist-init-addr") : args.index("--enable-metrics")] == [
+                "--dist-init-addr",
+                "10.0.0.1:5757",
+                "--dp-size",
+                "16",
+                "--enable-dp-attention",
+            ]
+            assert "--ep-size" in args
+
+
 def test_the_fixed_per_rank_ports_of_old_releases_are_laid_out_and_dialed() -> None:
     laid = replica_layout(load_replica(replica(all2all="")), engine("0.5.2").layout_rules)
     head, worker = laid.processes()
@@ -240,8 +284,9 @@ def test_the_fixed_per_rank_ports_of_old_releases_are_laid_out_and_dialed() -> N
 
 
 def test_each_release_has_the_all_to_all_backends_its_parser_lists() -> None:
-    assert all2all_backends(parse_version("0.5.3.post2")) == frozenset({"none", "deepep"})
-    assert "mooncake" in all2all_backends(parse_version("0.5.3.post3"))
+    # 0.5.3.post1's parser lists none and deepep, 0.5.3.post2's adds mooncake.
+    assert all2all_backends(parse_version("0.5.3.post1")) == frozenset({"none", "deepep"})
+    assert all2all_backends(parse_version("0.5.3.post2")) == frozenset({"none", "deepep", "mooncake"})
     assert "ascend_fuseep" not in all2all_backends(parse_version("0.5.5.post3"))
     assert "ascend_fuseep" in all2all_backends(parse_version("0.5.6"))
     assert all2all_backends(parse_version("0.5.9")) == frozenset(
@@ -254,7 +299,7 @@ def test_each_release_has_the_all_to_all_backends_its_parser_lists() -> None:
     assert "deepep_v2" not in all2all_backends(parse_version("0.5.20"))
     # A release older than the table takes the oldest list.
     assert all2all_backends(parse_version("0.4.9")) == frozenset({"none", "deepep"})
-    assert first_with("mooncake") == parse_version("0.5.3.post3")
+    assert first_with("mooncake") == parse_version("0.5.3.post2")
     assert first_with("pplx") == parse_version("0.5.21")
     assert first_with("nope") is None
     assert min(ALL2ALL_BACKENDS) == parse_version("0.5.1")
@@ -264,8 +309,10 @@ def test_a_backend_the_release_lacks_is_refused_naming_the_release_and_when_it_c
     shard = expand(load_replica(replica(all2all="mooncake")))[0]
     assert engine("0.5.2").problems(shard) == [
         "profile 'dsv3': all2all: SGLang 0.5.2 has no all-to-all backend 'mooncake' (it has deepep, none; "
-        "it came in 0.5.3.post3)"
+        "it came in 0.5.3.post2)"
     ]
+    assert engine("0.5.3.post1").problems(shard)[0].endswith("it came in 0.5.3.post2)")
+    assert engine("0.5.3.post2").problems(shard) == []
     assert engine("0.5.4").problems(shard) == []
     unknown = expand(load_replica(replica(all2all="naive")))[0]
     assert engine("0.5.23").problems(unknown) == [
