@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from enginekit import SpecError
 from enginekit.plugin import Command, Coordination, ShardSpec, parse_version
 from enginekit.replica.spec import expand, load_replica, replica_layout
 from enginekit.testing import engine_for
@@ -196,8 +197,9 @@ def test_each_releases_ports() -> None:
     )
     assert rules.all2all == all2all_backends(parse_version("0.5.23"))
     assert layout_rules(parse_version("0.5.2")).all2all == frozenset({"none", "deepep"})
-    assert layout_rules(parse_version("0.5.9")).kv_events_per_rank is True
-    assert layout_rules(parse_version("0.5.8.post1")).kv_events_per_rank is False
+    # 0.5.8's schedulers publish where attn_tp_rank == 0, 0.5.7's only where tp_rank == 0.
+    assert layout_rules(parse_version("0.5.8")).kv_events_per_rank is True
+    assert layout_rules(parse_version("0.5.7")).kv_events_per_rank is False
 
 
 @pytest.mark.parametrize(("release", "block"), [("0.5.12.post1", "5758-5762"), ("0.5.13", "5758-5763")])
@@ -326,17 +328,17 @@ def test_kv_events_under_data_parallel_need_every_rank_publishing() -> None:
     doc = replica(kv_events=True)
     doc["placement"]["kv_events_port"] = 5557
     shard = expand(load_replica(doc))[0]
-    assert engine("0.5.8").problems(shard) == [
-        "profile 'dsv3': kv_events: with data-parallel attention SGLang 0.5.8 publishes the KV-cache "
+    assert engine("0.5.7").problems(shard) == [
+        "profile 'dsv3': kv_events: with data-parallel attention SGLang 0.5.7 publishes the KV-cache "
         "events of its first rank only, so a router would see one rank's cache; every rank publishes "
-        "from 0.5.9"
+        "from 0.5.8"
     ]
-    assert engine("0.5.9").problems(shard) == []
+    assert engine("0.5.8").problems(shard) == []
     two = replica(kv_events=True, dp=2, dp_per_node=1, gpus_per_node=1)
     two["placement"]["kv_events_port"] = 5557
     two["placement"]["gpu_indices"] = [0]
-    assert engine("0.5.8").problems(expand(load_replica(two))[0])[0].startswith("profile 'dsv3': kv_events:")
-    laid = replica_layout(load_replica(doc), engine("0.5.9").layout_rules)
+    assert engine("0.5.7").problems(expand(load_replica(two))[0])[0].startswith("profile 'dsv3': kv_events:")
+    laid = replica_layout(load_replica(doc), engine("0.5.8").layout_rules)
     assert [p.listens[-1].__str__() for p in laid.processes()] == [
         "kv-events 5557-5564",
         "kv-events 5565-5572",
@@ -345,7 +347,29 @@ def test_kv_events_under_data_parallel_need_every_rank_publishing() -> None:
     single = replica(dp=1, dp_per_node=0, tp=8, nodes=1, gpus_per_node=0, kv_events=True)
     single["nodes"] = single["nodes"][:1]
     single["placement"]["kv_events_port"] = 5557
-    assert engine("0.5.8").problems(expand(load_replica(single))[0]) == []
+    assert engine("0.5.7").problems(expand(load_replica(single))[0]) == []
+
+
+def kv_event_listeners(doc: dict[str, Any], release: str) -> list[list[str]]:
+    """Each node's KV-event listeners in ``release``'s layout of ``doc``."""
+    laid = replica_layout(load_replica(doc), engine(release).layout_rules)
+    return [[str(one) for one in process.listens if one.name == "kv-events"] for process in laid.processes()]
+
+
+def test_kv_events_with_data_parallel_from_0_5_8_go_to_each_ranks_port_and_not_before() -> None:
+    """0.5.8's schedulers publish where ``attn_tp_rank == 0``; 0.5.7's only where ``tp_rank == 0``."""
+    doc = replica(kv_events=True)
+    doc["placement"]["kv_events_port"] = 5557
+    config = '{"publisher":"zmq","endpoint":"tcp://127.0.0.1:5557","bind":false}'
+    for _, command in commands(doc, release="0.5.8"):
+        args = launched(command)
+        assert args[args.index("--kv-events-config") + 1] == config
+    assert kv_event_listeners(doc, "0.5.8") == [["kv-events 5557-5564"], ["kv-events 5565-5572"]]
+    assert kv_event_listeners(doc, "0.5.7") == [["kv-events 5557"], ["kv-events 5557"]]
+    said = r"SGLang 0\.5\.7 publishes the KV-cache events of its first rank only"
+    for shard in expand(load_replica(doc)):
+        with pytest.raises(SpecError, match=said):
+            engine("0.5.7").plan(shard)
 
 
 def test_pipeline_stages_across_nodes_are_refused_with_data_parallel() -> None:

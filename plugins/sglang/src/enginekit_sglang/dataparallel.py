@@ -12,9 +12,10 @@ rank): the layout's ``internal`` balancing, the only one.
 Every rank and port here comes from the core's layout (``shard_layout``); this module only
 spells them as ``python -m sglang.launch_server`` reads them, in the release the node runs.
 Facts read from the wheels of 0.5.2, 0.5.3, 0.5.3.post1, 0.5.3.post2, 0.5.3.post3, 0.5.4,
-0.5.5, 0.5.6, 0.5.9, 0.5.10, 0.5.10.post1, 0.5.11, 0.5.12, 0.5.12.post1, 0.5.13,
-0.5.13.post1, 0.5.14, 0.5.15, 0.5.21 and 0.5.23 (``docs/research/sglang-dp.md``); a release
-between two read ones takes the older one's facts, except where it says otherwise below.
+0.5.5, 0.5.6, 0.5.6.post1, 0.5.6.post2, 0.5.7, 0.5.8, 0.5.8.post1, 0.5.9, 0.5.10,
+0.5.10.post1, 0.5.11, 0.5.12, 0.5.12.post1, 0.5.13, 0.5.13.post1, 0.5.14, 0.5.15, 0.5.21 and
+0.5.23 (``docs/research/sglang-dp.md``); a release between two read ones takes the older
+one's facts, except where it says otherwise below.
 """
 
 from __future__ import annotations
@@ -62,9 +63,14 @@ WORKER_PORTS_HANDSHAKE_SINCE: Version = parse_version("0.5.3.post2")
 #: The handshake moves from D itself (0.5.3.post2 to 0.5.5) to D+13; and from here node 0
 #: opens D only once every other node has shaken hands.
 HANDSHAKE_PORT_SINCE: Version = parse_version("0.5.6")
-#: One KV-event publisher per attention rank, on the base port plus the rank: 0.5.9 read.
-#: Up to 0.5.6 only TP rank 0 (the first rank) publishes; 0.5.7 and 0.5.8 were not read.
-KV_EVENTS_PER_RANK_SINCE: Version = parse_version("0.5.9")
+#: One KV-event publisher per attention rank, on the base port plus the rank.
+#: ``Scheduler.__init__`` (``managers/scheduler.py``) sets ``enable_kv_cache_events`` from
+#: ``kv_events_config and tp_rank == 0`` (the first rank only) in 0.5.6, 0.5.6.post1,
+#: 0.5.6.post2 and 0.5.7, and from ``kv_events_config and self.attn_tp_rank == 0`` in 0.5.8,
+#: 0.5.8.post1 and 0.5.9; in each, ``init_kv_events`` (``scheduler_metrics_mixin.py``) creates
+#: the publisher with ``self.attn_dp_rank``, which ``ZmqEventPublisher`` adds to the
+#: endpoint's port (``disaggregation/kv_events.py``).
+KV_EVENTS_PER_RANK_SINCE: Version = parse_version("0.5.8")
 
 #: ``--moe-a2a-backend``'s choices, from the release where the list changed (``server_args.py``,
 #: later ``arg_groups/fields/exec_.py``). A release between two read ones takes the older list.
