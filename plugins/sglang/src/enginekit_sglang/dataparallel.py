@@ -80,8 +80,10 @@ ALL2ALL_BACKENDS[parse_version("0.5.3.post2")] = ALL2ALL_BACKENDS[parse_version(
 ALL2ALL_BACKENDS[parse_version("0.5.6")] = ALL2ALL_BACKENDS[parse_version("0.5.3.post2")] | {"ascend_fuseep"}
 ALL2ALL_BACKENDS[parse_version("0.5.9")] = ALL2ALL_BACKENDS[parse_version("0.5.6")] | {"mori", "flashinfer"}
 ALL2ALL_BACKENDS[parse_version("0.5.10")] = ALL2ALL_BACKENDS[parse_version("0.5.9")] | {"nixl"}
-ALL2ALL_BACKENDS[parse_version("0.5.15")] = ALL2ALL_BACKENDS[parse_version("0.5.10")] | {"megamoe"}
-ALL2ALL_BACKENDS[parse_version("0.5.21")] = ALL2ALL_BACKENDS[parse_version("0.5.15")] | {
+# megamoe: ``MOE_A2A_BACKEND_CHOICES`` (``server_args.py``) lacks it in 0.5.10.post1 and 0.5.11
+# and has it from 0.5.12 (read in 0.5.12, 0.5.12.post1, 0.5.13, 0.5.13.post1, 0.5.14, 0.5.15).
+ALL2ALL_BACKENDS[parse_version("0.5.12")] = ALL2ALL_BACKENDS[parse_version("0.5.10")] | {"megamoe"}
+ALL2ALL_BACKENDS[parse_version("0.5.21")] = ALL2ALL_BACKENDS[parse_version("0.5.12")] | {
     "deepep_v2",
     "pplx",
     "ascend_tp",
