@@ -50,7 +50,8 @@ KEPT_FREE_SINCE: Version = parse_version("0.5.5")
 #: ``server_args.py``; bound by ``managers/load_snapshot.py``'s ``ZmqShmLoadSnapshotReader``
 #: on node 0, waited free on every node when nnodes > 1). Read in every release from 0.5.10 to
 #: 0.5.15: 0.5.10, 0.5.10.post1, 0.5.11, 0.5.12 and 0.5.12.post1 derive D+1 .. D+5 only (no
-#: ``load_collector`` anywhere in the wheel); 0.5.13 is the first with it, as 0.5.14 and 0.5.15.
+#: ``load_collector`` anywhere in the wheel); 0.5.13 is the first with it, as are 0.5.13.post1,
+#: 0.5.14 and 0.5.15.
 LOAD_COLLECTOR_SINCE: Version = parse_version("0.5.13")
 #: Random per-rank ports handed out in a handshake replace D+6+r. Read in 0.5.3.post1, .post2
 #: and .post3: 0.5.3.post1's ``PortArgs.init_new`` (``server_args.py``) still gives rank r
