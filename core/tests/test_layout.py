@@ -37,7 +37,7 @@ VLLM_LIKE = LayoutRules(
 VLLM_CLOSING = attrs.evolve(VLLM_LIKE, coordination=("dp-rpc",), coordination_closes=True)
 #: An engine with one front door and one coordination port, publishing per process.
 INTERNAL_ONLY = LayoutRules(balancing=frozenset({"internal"}), coordination=("dist-init",))
-#: SGLang's shape from 0.5.11: one front door, a block and a port past a gap, the block kept
+#: SGLang's shape from 0.5.13: one front door, a block and a port past a gap, the block kept
 #: free on every node, and a health stub on every node's HTTP port.
 SGLANG_LIKE = LayoutRules(
     balancing=frozenset({"internal"}),

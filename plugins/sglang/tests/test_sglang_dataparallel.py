@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from enginekit import SpecError
 from enginekit.plugin import Command, Coordination, ShardSpec, parse_version
 from enginekit.replica.spec import expand, load_replica, replica_layout
 from enginekit.testing import engine_for
@@ -167,24 +168,27 @@ def rules_ports(release: str) -> list[Coordination]:
 
 
 def test_each_releases_ports() -> None:
-    # Up to 0.5.3.post2: fixed per-rank input ports after the block, no handshake, nothing kept.
+    # Up to 0.5.3.post1: fixed per-rank input ports after the block, no handshake, nothing kept.
     old = [Coordination("dist-init"), Coordination("zmq", 1, 5), Coordination("rank-input", 6, per_rank=True)]
     assert rules_ports("0.5.1") == old
-    assert rules_ports("0.5.3.post2") == old
-    # 0.5.3.post3 to 0.5.4: the handshake is on the dist-init port itself.
-    assert rules_ports("0.5.3.post3") == [Coordination("dist-init"), Coordination("zmq", 1, 5)]
-    assert rules_ports("0.5.4.post3") == rules_ports("0.5.3.post3")
+    assert rules_ports("0.5.3.post1") == old
+    # 0.5.3.post2 to 0.5.4: the handshake is on the dist-init port itself.
+    assert rules_ports("0.5.3.post2") == [Coordination("dist-init"), Coordination("zmq", 1, 5)]
+    assert rules_ports("0.5.3.post3") == rules_ports("0.5.3.post2")
+    assert rules_ports("0.5.4.post3") == rules_ports("0.5.3.post2")
     # 0.5.5: every node waits for the block to be free.
     kept = [Coordination("dist-init", every_node=True), Coordination("zmq", 1, 5, every_node=True)]
     assert rules_ports("0.5.5") == kept
     assert rules_ports("0.5.6") == [*kept, Coordination("dp-handshake", 13)]
     assert rules_ports("0.5.10.post1") == rules_ports("0.5.6")
-    assert rules_ports("0.5.11") == [
+    # 0.5.13: the load collector's D+6 joins the block (0.5.12.post1 read without it).
+    assert rules_ports("0.5.12.post1") == rules_ports("0.5.6")
+    assert rules_ports("0.5.13") == [
         kept[0],
         Coordination("zmq", 1, 6, every_node=True),
         Coordination("dp-handshake", 13),
     ]
-    assert rules_ports("0.5.23") == rules_ports("0.5.11")
+    assert rules_ports("0.5.23") == rules_ports("0.5.13")
     rules = layout_rules(parse_version("0.5.23"))
     assert (rules.balancing, rules.expert_parallel, rules.health_stub) == (
         frozenset({"internal"}),
@@ -193,8 +197,83 @@ def test_each_releases_ports() -> None:
     )
     assert rules.all2all == all2all_backends(parse_version("0.5.23"))
     assert layout_rules(parse_version("0.5.2")).all2all == frozenset({"none", "deepep"})
-    assert layout_rules(parse_version("0.5.9")).kv_events_per_rank is True
-    assert layout_rules(parse_version("0.5.8.post1")).kv_events_per_rank is False
+    # 0.5.8's schedulers publish where attn_tp_rank == 0, 0.5.7's only where tp_rank == 0.
+    assert layout_rules(parse_version("0.5.8")).kv_events_per_rank is True
+    assert layout_rules(parse_version("0.5.7")).kv_events_per_rank is False
+
+
+@pytest.mark.parametrize(("release", "block"), [("0.5.12.post1", "5758-5762"), ("0.5.13", "5758-5763")])
+def test_the_load_collector_at_d_plus_6_is_laid_out_from_0_5_13(release: str, block: str) -> None:
+    """0.5.13's ``PortArgs.init_new`` derives ``load_collector_port = port_base + 5`` (D+6).
+
+    0.5.12.post1's stops at D+5, so the block is one port shorter there and on the other node.
+    """
+    head, worker = replica_layout(load_replica(replica()), engine(release).layout_rules).processes()
+    assert [str(listener) for listener in head.listens] == [
+        "http 30000",
+        "dist-init 5757",
+        f"zmq {block}",
+        "dp-handshake 5770",
+    ]
+    assert [str(kept) for kept in worker.reserves] == ["dist-init 5757", f"zmq {block}"]
+    assert [str(dial) for dial in worker.dials] == [
+        "dist-init -> node 0 10.0.0.1:5757",
+        "zmq -> node 0 10.0.0.1:5758",
+        "dp-handshake -> node 0 10.0.0.1:5770",
+    ]
+    # The port moves nothing on the command line: SGLang derives it from --dist-init-addr.
+    for _, command in commands(replica(), release=release):
+        args = launched(command)
+        assert args[args.index("--dist-init-addr") : args.index("--enable-metrics")] == [
+            "--dist-init-addr",
+            "10.0.0.1:5757",
+            "--dp-size",
+            "16",
+            "--enable-dp-attention",
+        ]
+
+
+def test_the_worker_port_handshake_replaces_the_fixed_rank_ports_from_0_5_3_post2() -> None:
+    """0.5.3.post1's ``PortArgs.init_new`` gives rank r D+6+r.
+
+    0.5.3.post2's takes ``worker_ports[dp_rank]``, random ports node 0 binds and hands out.
+    """
+    head, worker = replica_layout(
+        load_replica(replica(all2all="")), engine("0.5.3.post1").layout_rules
+    ).processes()
+    assert [str(listener) for listener in head.listens] == [
+        "http 30000",
+        "dist-init 5757",
+        "zmq 5758-5762",
+        "rank-input 5763-5778",
+    ]
+    assert [str(dial) for dial in worker.dials] == [
+        "dist-init -> node 0 10.0.0.1:5757",
+        "zmq -> node 0 10.0.0.1:5758",
+        "rank-input -> node 0 10.0.0.1:5771",
+    ]
+    head, worker = replica_layout(
+        load_replica(replica(all2all="")), engine("0.5.3.post2").layout_rules
+    ).processes()
+    # The handshake runs on D itself, before the TCPStore: no port of its own, none per rank.
+    assert [str(listener) for listener in head.listens] == ["http 30000", "dist-init 5757", "zmq 5758-5762"]
+    assert [str(dial) for dial in worker.dials] == [
+        "dist-init -> node 0 10.0.0.1:5757",
+        "zmq -> node 0 10.0.0.1:5758",
+    ]
+    assert (head.reserves, worker.reserves) == ((), ())
+    # The command is the same on both sides of the boundary: SGLang derives every port from D.
+    for release in ("0.5.3.post1", "0.5.3.post2"):
+        for _, command in commands(replica(all2all=""), release=release):
+            args = launched(command)
+            assert args[args.index("--dist-init-addr") : args.index("--enable-metrics")] == [
+                "--dist-init-addr",
+                "10.0.0.1:5757",
+                "--dp-size",
+                "16",
+                "--enable-dp-attention",
+            ]
+            assert "--ep-size" in args
 
 
 def test_the_fixed_per_rank_ports_of_old_releases_are_laid_out_and_dialed() -> None:
@@ -207,21 +286,25 @@ def test_the_fixed_per_rank_ports_of_old_releases_are_laid_out_and_dialed() -> N
 
 
 def test_each_release_has_the_all_to_all_backends_its_parser_lists() -> None:
-    assert all2all_backends(parse_version("0.5.3.post2")) == frozenset({"none", "deepep"})
-    assert "mooncake" in all2all_backends(parse_version("0.5.3.post3"))
+    # 0.5.3.post1's parser lists none and deepep, 0.5.3.post2's adds mooncake.
+    assert all2all_backends(parse_version("0.5.3.post1")) == frozenset({"none", "deepep"})
+    assert all2all_backends(parse_version("0.5.3.post2")) == frozenset({"none", "deepep", "mooncake"})
     assert "ascend_fuseep" not in all2all_backends(parse_version("0.5.5.post3"))
     assert "ascend_fuseep" in all2all_backends(parse_version("0.5.6"))
     assert all2all_backends(parse_version("0.5.9")) == frozenset(
         {"none", "deepep", "mooncake", "mori", "ascend_fuseep", "flashinfer"}
     )
     assert "nixl" in all2all_backends(parse_version("0.5.10"))
-    assert "megamoe" in all2all_backends(parse_version("0.5.15"))
-    assert "megamoe" not in all2all_backends(parse_version("0.5.14"))
+    # 0.5.11's MOE_A2A_BACKEND_CHOICES lacks megamoe, 0.5.12's has it.
+    before = all2all_backends(parse_version("0.5.11"))
+    assert all2all_backends(parse_version("0.5.12")) == before | {"megamoe"}
+    assert "megamoe" not in all2all_backends(parse_version("0.5.11"))
+    assert first_with("megamoe") == parse_version("0.5.12")
     assert len(all2all_backends(parse_version("0.5.23"))) == 12
     assert "deepep_v2" not in all2all_backends(parse_version("0.5.20"))
     # A release older than the table takes the oldest list.
     assert all2all_backends(parse_version("0.4.9")) == frozenset({"none", "deepep"})
-    assert first_with("mooncake") == parse_version("0.5.3.post3")
+    assert first_with("mooncake") == parse_version("0.5.3.post2")
     assert first_with("pplx") == parse_version("0.5.21")
     assert first_with("nope") is None
     assert min(ALL2ALL_BACKENDS) == parse_version("0.5.1")
@@ -231,8 +314,10 @@ def test_a_backend_the_release_lacks_is_refused_naming_the_release_and_when_it_c
     shard = expand(load_replica(replica(all2all="mooncake")))[0]
     assert engine("0.5.2").problems(shard) == [
         "profile 'dsv3': all2all: SGLang 0.5.2 has no all-to-all backend 'mooncake' (it has deepep, none; "
-        "it came in 0.5.3.post3)"
+        "it came in 0.5.3.post2)"
     ]
+    assert engine("0.5.3.post1").problems(shard)[0].endswith("it came in 0.5.3.post2)")
+    assert engine("0.5.3.post2").problems(shard) == []
     assert engine("0.5.4").problems(shard) == []
     unknown = expand(load_replica(replica(all2all="naive")))[0]
     assert engine("0.5.23").problems(unknown) == [
@@ -246,17 +331,17 @@ def test_kv_events_under_data_parallel_need_every_rank_publishing() -> None:
     doc = replica(kv_events=True)
     doc["placement"]["kv_events_port"] = 5557
     shard = expand(load_replica(doc))[0]
-    assert engine("0.5.8").problems(shard) == [
-        "profile 'dsv3': kv_events: with data-parallel attention SGLang 0.5.8 publishes the KV-cache "
+    assert engine("0.5.7").problems(shard) == [
+        "profile 'dsv3': kv_events: with data-parallel attention SGLang 0.5.7 publishes the KV-cache "
         "events of its first rank only, so a router would see one rank's cache; every rank publishes "
-        "from 0.5.9"
+        "from 0.5.8"
     ]
-    assert engine("0.5.9").problems(shard) == []
+    assert engine("0.5.8").problems(shard) == []
     two = replica(kv_events=True, dp=2, dp_per_node=1, gpus_per_node=1)
     two["placement"]["kv_events_port"] = 5557
     two["placement"]["gpu_indices"] = [0]
-    assert engine("0.5.8").problems(expand(load_replica(two))[0])[0].startswith("profile 'dsv3': kv_events:")
-    laid = replica_layout(load_replica(doc), engine("0.5.9").layout_rules)
+    assert engine("0.5.7").problems(expand(load_replica(two))[0])[0].startswith("profile 'dsv3': kv_events:")
+    laid = replica_layout(load_replica(doc), engine("0.5.8").layout_rules)
     assert [p.listens[-1].__str__() for p in laid.processes()] == [
         "kv-events 5557-5564",
         "kv-events 5565-5572",
@@ -265,7 +350,29 @@ def test_kv_events_under_data_parallel_need_every_rank_publishing() -> None:
     single = replica(dp=1, dp_per_node=0, tp=8, nodes=1, gpus_per_node=0, kv_events=True)
     single["nodes"] = single["nodes"][:1]
     single["placement"]["kv_events_port"] = 5557
-    assert engine("0.5.8").problems(expand(load_replica(single))[0]) == []
+    assert engine("0.5.7").problems(expand(load_replica(single))[0]) == []
+
+
+def kv_event_listeners(doc: dict[str, Any], release: str) -> list[list[str]]:
+    """Each node's KV-event listeners in ``release``'s layout of ``doc``."""
+    laid = replica_layout(load_replica(doc), engine(release).layout_rules)
+    return [[str(one) for one in process.listens if one.name == "kv-events"] for process in laid.processes()]
+
+
+def test_kv_events_with_data_parallel_from_0_5_8_go_to_each_ranks_port_and_not_before() -> None:
+    """0.5.8's schedulers publish where ``attn_tp_rank == 0``; 0.5.7's only where ``tp_rank == 0``."""
+    doc = replica(kv_events=True)
+    doc["placement"]["kv_events_port"] = 5557
+    config = '{"publisher":"zmq","endpoint":"tcp://127.0.0.1:5557","bind":false}'
+    for _, command in commands(doc, release="0.5.8"):
+        args = launched(command)
+        assert args[args.index("--kv-events-config") + 1] == config
+    assert kv_event_listeners(doc, "0.5.8") == [["kv-events 5557-5564"], ["kv-events 5565-5572"]]
+    assert kv_event_listeners(doc, "0.5.7") == [["kv-events 5557"], ["kv-events 5557"]]
+    said = r"SGLang 0\.5\.7 publishes the KV-cache events of its first rank only"
+    for shard in expand(load_replica(doc)):
+        with pytest.raises(SpecError, match=said):
+            engine("0.5.7").plan(shard)
 
 
 def test_pipeline_stages_across_nodes_are_refused_with_data_parallel() -> None:

@@ -11,9 +11,11 @@ rank): the layout's ``internal`` balancing, the only one.
 
 Every rank and port here comes from the core's layout (``shard_layout``); this module only
 spells them as ``python -m sglang.launch_server`` reads them, in the release the node runs.
-Facts read from the wheels of 0.5.2, 0.5.3, 0.5.3.post1, 0.5.3.post3, 0.5.4, 0.5.5, 0.5.6,
-0.5.9, 0.5.10, 0.5.15, 0.5.21 and 0.5.23 (``docs/research/sglang-dp.md``); a release between
-two read ones takes the older one's facts, except where it says otherwise below.
+Facts read from the wheels of 0.5.2, 0.5.3, 0.5.3.post1, 0.5.3.post2, 0.5.3.post3, 0.5.4,
+0.5.5, 0.5.6, 0.5.6.post1, 0.5.6.post2, 0.5.7, 0.5.8, 0.5.8.post1, 0.5.9, 0.5.10,
+0.5.10.post1, 0.5.11, 0.5.12, 0.5.12.post1, 0.5.13, 0.5.13.post1, 0.5.14, 0.5.15, 0.5.21 and
+0.5.23 (``docs/research/sglang-dp.md``); a release between two read ones takes the older
+one's facts, except where it says otherwise below.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
     from enginekit.plugin import ProcessLayout, Profile, ShardSpec
 
 #: Where every data-parallel port is derived from: the port of ``--dist-init-addr`` (D),
-#: the replica's ``leader_port``. torch's TCPStore on rank 0 listens there; from 0.5.3.post3
+#: the replica's ``leader_port``. torch's TCPStore on rank 0 listens there; from 0.5.3.post2
 #: to 0.5.5 node 0's worker-port handshake does too, before it.
 DIST_INIT = "dist-init"
 #: D+1 .. D+5: the TokenizerManager's, detokenizer's, RPC, metrics and DP controller's ZMQ
@@ -40,31 +42,49 @@ HANDSHAKE = "dp-handshake"
 #: ``--attn-dp-size`` replaces ``--dp-size N --enable-dp-attention`` (which still parses,
 #: deprecated, and from then on means replicas with ``--dp-size``): the option table.
 ATTN_DP_SIZE_SINCE: Version = parse_version("0.5.22")
-#: From 0.5.5 every node waits for D .. D+5 (and D+6) to be free locally before it starts,
-#: then stops with "Port is already in use" (``wait_port_available``; absent in 0.5.4).
+#: From 0.5.5 every node waits for D .. D+5 (and D+6 from 0.5.13, with more than one node) to
+#: be free locally before it starts, then stops with "Port is already in use"
+#: (``wait_port_available``; absent in 0.5.4).
 KEPT_FREE_SINCE: Version = parse_version("0.5.5")
-#: The load collector at D+6: absent in 0.5.10, present in 0.5.15; 0.5.11 to 0.5.14 were not
-#: read, so it is kept from the first of them (a port kept needlessly costs nothing).
-LOAD_COLLECTOR_SINCE: Version = parse_version("0.5.11")
-#: Random per-rank ports handed out in a handshake replace D+6+r: 0.5.3.post1 still has the
-#: fixed ones, 0.5.3.post3 the handshake; 0.5.3.post2 was not read and keeps the fixed ones.
-WORKER_PORTS_HANDSHAKE_SINCE: Version = parse_version("0.5.3.post3")
-#: The handshake moves from D itself (0.5.3.post3 to 0.5.5) to D+13; and from here node 0
+#: The load collector at D+6 (``load_collector_port = port_base + 5`` in ``PortArgs.init_new``,
+#: ``server_args.py``; bound by ``managers/load_snapshot.py``'s ``ZmqShmLoadSnapshotReader``
+#: on node 0, waited free on every node when nnodes > 1). Read in every release from 0.5.10 to
+#: 0.5.15: 0.5.10, 0.5.10.post1, 0.5.11, 0.5.12 and 0.5.12.post1 derive D+1 .. D+5 only (no
+#: ``load_collector`` anywhere in the wheel); 0.5.13 is the first with it, as are 0.5.13.post1,
+#: 0.5.14 and 0.5.15.
+LOAD_COLLECTOR_SINCE: Version = parse_version("0.5.13")
+#: Random per-rank ports handed out in a handshake replace D+6+r. Read in 0.5.3.post1, .post2
+#: and .post3: 0.5.3.post1's ``PortArgs.init_new`` (``server_args.py``) still gives rank r
+#: ``scheduler_input_port = port_base + 4 + 1 + dp_rank``; 0.5.3.post2's takes
+#: ``worker_ports[dp_rank]``, which ``DataParallelController.launch_dp_attention_schedulers``
+#: (``managers/data_parallel_controller.py``) binds at random on node 0 and
+#: ``_broadcast_worker_ports`` hands out over ZMQ on ``tcp://{dist_init_addr}``: the file is the
+#: same in 0.5.3.post3.
+WORKER_PORTS_HANDSHAKE_SINCE: Version = parse_version("0.5.3.post2")
+#: The handshake moves from D itself (0.5.3.post2 to 0.5.5) to D+13; and from here node 0
 #: opens D only once every other node has shaken hands.
 HANDSHAKE_PORT_SINCE: Version = parse_version("0.5.6")
-#: One KV-event publisher per attention rank, on the base port plus the rank: 0.5.9 read.
-#: Up to 0.5.6 only TP rank 0 (the first rank) publishes; 0.5.7 and 0.5.8 were not read.
-KV_EVENTS_PER_RANK_SINCE: Version = parse_version("0.5.9")
+#: One KV-event publisher per attention rank, on the base port plus the rank.
+#: ``Scheduler.__init__`` (``managers/scheduler.py``) sets ``enable_kv_cache_events`` from
+#: ``kv_events_config and tp_rank == 0`` (the first rank only) in 0.5.6, 0.5.6.post1,
+#: 0.5.6.post2 and 0.5.7, and from ``kv_events_config and self.attn_tp_rank == 0`` in 0.5.8,
+#: 0.5.8.post1 and 0.5.9; in each, ``init_kv_events`` (``scheduler_metrics_mixin.py``) creates
+#: the publisher with ``self.attn_dp_rank``, which ``ZmqEventPublisher`` adds to the
+#: endpoint's port (``disaggregation/kv_events.py``).
+KV_EVENTS_PER_RANK_SINCE: Version = parse_version("0.5.8")
 
 #: ``--moe-a2a-backend``'s choices, from the release where the list changed (``server_args.py``,
 #: later ``arg_groups/fields/exec_.py``). A release between two read ones takes the older list.
 ALL2ALL_BACKENDS: dict[Version, frozenset[str]] = {parse_version("0.5.1"): frozenset({"none", "deepep"})}
-ALL2ALL_BACKENDS[WORKER_PORTS_HANDSHAKE_SINCE] = ALL2ALL_BACKENDS[parse_version("0.5.1")] | {"mooncake"}
-ALL2ALL_BACKENDS[parse_version("0.5.6")] = ALL2ALL_BACKENDS[WORKER_PORTS_HANDSHAKE_SINCE] | {"ascend_fuseep"}
+# mooncake: 0.5.3.post1 lists ``choices=["none", "deepep"]``, 0.5.3.post2 adds "mooncake" (read).
+ALL2ALL_BACKENDS[parse_version("0.5.3.post2")] = ALL2ALL_BACKENDS[parse_version("0.5.1")] | {"mooncake"}
+ALL2ALL_BACKENDS[parse_version("0.5.6")] = ALL2ALL_BACKENDS[parse_version("0.5.3.post2")] | {"ascend_fuseep"}
 ALL2ALL_BACKENDS[parse_version("0.5.9")] = ALL2ALL_BACKENDS[parse_version("0.5.6")] | {"mori", "flashinfer"}
 ALL2ALL_BACKENDS[parse_version("0.5.10")] = ALL2ALL_BACKENDS[parse_version("0.5.9")] | {"nixl"}
-ALL2ALL_BACKENDS[parse_version("0.5.15")] = ALL2ALL_BACKENDS[parse_version("0.5.10")] | {"megamoe"}
-ALL2ALL_BACKENDS[parse_version("0.5.21")] = ALL2ALL_BACKENDS[parse_version("0.5.15")] | {
+# megamoe: ``MOE_A2A_BACKEND_CHOICES`` (``server_args.py``) lacks it in 0.5.10.post1 and 0.5.11
+# and has it from 0.5.12 (read in 0.5.12, 0.5.12.post1, 0.5.13, 0.5.13.post1, 0.5.14, 0.5.15).
+ALL2ALL_BACKENDS[parse_version("0.5.12")] = ALL2ALL_BACKENDS[parse_version("0.5.10")] | {"megamoe"}
+ALL2ALL_BACKENDS[parse_version("0.5.21")] = ALL2ALL_BACKENDS[parse_version("0.5.12")] | {
     "deepep_v2",
     "pplx",
     "ascend_tp",
