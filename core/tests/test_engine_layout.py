@@ -289,3 +289,35 @@ def test_a_watched_worker_without_the_leader_s_http_port_is_refused_naming_the_f
         engine.plan(shard(rank=1, dp_rank=2))
     assert engine.problems(shard()) == []  # the leader watches nobody
     assert engine.problems(shard(rank=1, dp=1, tp=2, gpus_per_node=1)) == []
+
+
+def test_a_leader_bound_where_its_watchers_do_not_look_is_refused() -> None:
+    """The workers watch ``leader_addr``: a leader bound to another single address would look dead to them."""
+    engine = engine_for(Closing(), "lay")
+    leader = attrs.evolve(shard(), leader_http_port=8000)
+    assert engine.problems(attrs.evolve(leader, bind_addr="10.0.0.1")) == []
+    for every in ("", "0.0.0.0", "::"):
+        assert engine.problems(attrs.evolve(leader, bind_addr=every)) == []
+    assert engine.problems(attrs.evolve(leader, bind_addr="192.168.0.1")) == [
+        "bind_addr: '192.168.0.1', but the replica's other processes watch this leader's API server at "
+        "10.0.0.1 (leader_addr, or loopback on one node; a lay leader closes leader_port once every rank "
+        "has joined): bind it there or on every address (''), or give that address as leader_addr"
+    ]
+    # Engines whose workers watch the join port, and a leader nobody watches, bind where they like.
+    assert engine_for(Laying(), "lay").problems(attrs.evolve(leader, bind_addr="192.168.0.1")) == []
+    alone = shard(dp=2, nodes=1, gpus_per_node=2)
+    assert engine.problems(attrs.evolve(alone, bind_addr="127.0.0.5")) == []
+    # One node of external balancing: its other process watches loopback unless leader_addr says more.
+    external = shard(dp=2, nodes=1, gpus_per_node=2, dp_balancing="external")
+    assert engine.problems(attrs.evolve(external, bind_addr="127.0.0.5"))[0].startswith(
+        "bind_addr: '127.0.0.5', but the replica's other processes watch this leader's API server at 127.0.0.1 "
+    )
+    assert engine.problems(attrs.evolve(external, bind_addr="127.0.0.1")) == []
+    assert engine.problems(attrs.evolve(external, bind_addr="127.0.0.5", leader_addr="127.0.0.5")) == []
+
+
+def test_the_watch_port_of_a_spec_that_cannot_be_planned_is_an_error_not_a_guess() -> None:
+    """``Engine.leader_watch_port`` never answers the handshake port for a worker it cannot watch there."""
+    engine = engine_for(Closing(), "lay")
+    with pytest.raises(SpecError, match="leader_http_port: required"):
+        engine.leader_watch_port(shard(rank=1, dp_rank=2))

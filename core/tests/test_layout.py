@@ -858,6 +858,85 @@ def test_a_worker_shard_dials_the_leader_s_api_server_at_the_port_it_was_given()
     process = shard_layout(worker, VLLM_CLOSING)
     assert process.dials == (Dial("dp-rpc", 0, "10.0.0.1", 13345), Dial(HTTP, 0, "10.0.0.1", 8000))
     assert shard_layout(attrs.evolve(worker, leader_http_port=0), VLLM_CLOSING).dialed(HTTP) is None
-    # The leader's own node: its HTTP port is its own, whatever leader_http_port says.
-    leader = attrs.evolve(worker, rank=0, dp_rank=0, http_port=7000, leader_http_port=8000)
+    # On the leader's own node the port is its own: a leader_http_port that says otherwise is refused.
+    leader = attrs.evolve(worker, rank=0, dp_rank=0, http_port=7000, leader_http_port=0)
     assert shard_layout(leader, VLLM_CLOSING).port(HTTP) == 7000
+    assert shard_layout(attrs.evolve(leader, leader_http_port=7000), VLLM_CLOSING).port(HTTP) == 7000
+    with pytest.raises(SpecError) as caught:
+        shard_layout(attrs.evolve(leader, leader_http_port=8000), VLLM_CLOSING)
+    assert list(caught.value.problems) == [
+        "leader_http_port: 8000, but this node's first API server listens on 7000 (its http_port)"
+    ]
+
+
+def test_a_process_of_the_leader_s_node_checks_the_leader_s_http_port_against_its_own() -> None:
+    """Under external balancing node 0's other processes know its first port: their own less their index."""
+    prof = profile(dp=4, nodes=2, gpus_per_node=2, dp_per_node=2, dp_balancing="external")
+    second = ShardSpec(
+        rank=0, nnodes=2, dp_rank=1, leader_addr="10.0.0.1", leader_port=13345, http_port=8001, profile=prof
+    )
+    assert shard_layout(second, VLLM_CLOSING).dialed(HTTP) == Dial(HTTP, 0, "10.0.0.1", 8000)
+    assert shard_layout(attrs.evolve(second, leader_http_port=8000), VLLM_CLOSING).port(HTTP) == 8001
+    with pytest.raises(SpecError) as caught:
+        shard_layout(attrs.evolve(second, leader_http_port=7777), VLLM_CLOSING)
+    assert list(caught.value.problems) == [
+        "leader_http_port: 7777, but this node's first API server listens on 8000 "
+        "(its http_port less its index 1)"
+    ]
+    with pytest.raises(SpecError) as caught:
+        shard_layout(attrs.evolve(second, http_port=1), VLLM_CLOSING)
+    assert list(caught.value.problems) == [
+        "http_port: 1 is process 1's of node 0 (the node's first HTTP port plus 1), so at least 2"
+    ]
+    assert shard_layout(attrs.evolve(second, http_port=2), VLLM_CLOSING).port(HTTP) == 2
+
+
+def test_a_worker_bound_to_the_leader_s_address_is_on_its_host_and_its_ports_clash_there() -> None:
+    """A worker told to serve (or watch) on the leader's own address and port is refused: one host, one port."""
+    prof = profile(dp=4, nodes=2, gpus_per_node=2, dp_per_node=2, dp_balancing="hybrid")
+    worker = ShardSpec(
+        rank=1,
+        nnodes=2,
+        dp_rank=2,
+        leader_addr="127.0.0.1",
+        leader_port=13345,
+        http_port=8200,
+        leader_http_port=8200,
+        bind_addr="127.0.0.1",
+        profile=prof,
+    )
+    with pytest.raises(SpecError) as caught:
+        shard_layout(worker, VLLM_CLOSING)
+    assert list(caught.value.problems) == [
+        "node 1 process 0: http 8200 overlaps node 0 process 0's http 8200 on the same host (127.0.0.1)"
+    ]
+    # Another port on that host, or the same port on every address of another, is fine.
+    assert shard_layout(attrs.evolve(worker, http_port=8300), VLLM_CLOSING).port(HTTP) == 8300
+    assert shard_layout(attrs.evolve(worker, bind_addr="0.0.0.0"), VLLM_CLOSING).port(HTTP) == 8200
+    assert shard_layout(attrs.evolve(worker, bind_addr="::"), VLLM_CLOSING).port(HTTP) == 8200
+    assert shard_layout(attrs.evolve(worker, bind_addr="10.0.0.2"), VLLM_CLOSING).port(HTTP) == 8200
+
+
+def test_a_shard_knows_no_http_port_of_a_node_but_its_own_and_the_leader_s() -> None:
+    """A third node's HTTP port is unknown to a worker of the second: nothing is laid out there to clash.
+
+    Were it guessed (as port 1, say), the third node's health stub would clash with the
+    join port it keeps free when that is port 1.
+    """
+    prof = profile(dp=3, nodes=3, gpus_per_node=1, expert_parallel=False)
+    worker = ShardSpec(
+        rank=1,
+        nnodes=3,
+        dp_rank=1,
+        leader_addr="10.0.0.1",
+        leader_port=1,
+        http_port=9000,
+        leader_http_port=8000,
+        profile=prof,
+    )
+    rules = LayoutRules(
+        balancing=frozenset({"internal"}),
+        coordination=(Coordination("dist-init", every_node=True),),
+        health_stub=True,
+    )
+    assert shard_layout(worker, rules).reserves == (Listener("dist-init", 1),)

@@ -217,22 +217,34 @@ def test_a_worker_that_must_be_stopped_says_where_its_leader_is_watched() -> Non
 @pytest.mark.parametrize(
     ("on_exit", "port", "problem"),
     [
-        ("must_be_stopped", 65536, "expected a port in 1-65535 for a rank that must be stopped, got 65536"),
-        ("must_be_stopped", -1, "expected a port in 1-65535 for a rank that must be stopped, got -1"),
+        ("must_be_stopped", 65536, "expected a port in 0-65535 (0: leader_port), got 65536"),
+        ("must_be_stopped", -1, "expected a port in 0-65535 (0: leader_port), got -1"),
         ("stops", 8000, "expected 0 where nothing is watched (on_leader_exit 'stops'), got 8000"),
     ],
 )
 def test_a_leader_watch_port_that_does_not_fit_is_refused(on_exit: str, port: int, problem: str) -> None:
-    """A port out of range, or one beside nothing to watch, is a problem named by its field."""
+    """A port out of range, or one beside nothing to watch, is a problem of the plan's JSON named by its field."""
     shard = ShardSpec(rank=1, nnodes=2, leader_port=29500, profile=Profile(name="p", engine="toy"))
     worker = plan(serves_http=False, shard=shard, on_leader_exit=on_exit)
     assert refused(shipped(worker) | {"leader_watch_port": port}) == [f"plan.leader_watch_port: {problem}"]
-    with pytest.raises(ValueError, match="leader_watch_port: expected"):
-        attrs.evolve(worker, leader_watch_port=port)
     assert refused(shipped(plan()) | {"leader_watch_port": 8000}) == [
         "plan.leader_watch_port: expected 0 where nothing is watched (on_leader_exit ''), got 8000"
     ]
     assert refused(shipped(worker) | {"leader_watch_port": True}) != []
+
+
+def test_a_plan_made_in_python_keeps_its_watch_port_fitting_its_leader_exit() -> None:
+    """The class, unlike the JSON, sets the port from ``on_leader_exit``: evolving one needs no second change."""
+    shard = ShardSpec(rank=1, nnodes=2, leader_port=29500, profile=Profile(name="p", engine="toy"))
+    watched = plan(serves_http=False, shard=shard, leader_watch_port=8000)
+    assert attrs.evolve(watched, on_leader_exit=STOPS).leader_watch_port == 0
+    stops = plan(serves_http=False, shard=shard, on_leader_exit=STOPS, leader_watch_port=8000)
+    assert stops.leader_watch_port == 0
+    assert attrs.evolve(stops, on_leader_exit=MUST_BE_STOPPED).leader_watch_port == 29500
+    assert plan(leader_watch_port=8000).leader_watch_port == 0  # the leader watches nobody
+    for bad in (65536, -1, True, 8000.0):
+        with pytest.raises(ValueError, match="leader_watch_port: expected a port in 0-65535"):
+            plan(serves_http=False, shard=shard, leader_watch_port=bad)
 
 
 def test_a_secret_variable_is_masked_by_its_name_whatever_its_value() -> None:

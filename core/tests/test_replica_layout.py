@@ -167,6 +167,9 @@ def test_every_shard_of_a_data_parallel_replica_is_given_the_leader_s_http_port(
         assert shard_layout(shard, closing) == laid.process(shard.rank, shard.dp_rank)
     tensor = replica(dp=1, tp=2, gpus_per_node=2, expert_parallel=False)
     assert [s.leader_http_port for s in expand(load_replica(tensor))] == [0, 0]
+    pair = replica(dp=2, gpus_per_node=1)  # the least data parallel there is
+    pair["placement"]["gpu_indices"] = [7]
+    assert [s.leader_http_port for s in expand(load_replica(pair))] == [8000, 8000]
 
 
 def test_one_node_of_data_parallel_without_an_address_dials_loopback() -> None:

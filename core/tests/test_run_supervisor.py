@@ -90,12 +90,7 @@ def worker_plan(
 ) -> LaunchPlan:
     """A worker's plan; a rank that must be stopped is watched at ``watch_port`` (default: ``leader_port``)."""
     plan = plan_of(*commands, rank=1, nnodes=2, leader_addr="127.0.0.1", leader_port=leader_port)
-    watched = leader_port if watch_port is None else watch_port
-    return attrs.evolve(
-        plan,
-        on_leader_exit=on_leader_exit,
-        leader_watch_port=watched if on_leader_exit == MUST_BE_STOPPED else 0,
-    )
+    return attrs.evolve(plan, on_leader_exit=on_leader_exit, leader_watch_port=watch_port or 0)
 
 
 class Started:

@@ -126,3 +126,57 @@ def test_a_duplicate_is_named_alone(make_shard: Callable[..., ShardSpec]) -> Non
     )
     assert "shard spec s1: gpu_indices: listed twice: [0]" in problems
     assert "shard spec s1: hcas: listed twice: ['mlx5_0']" in problems
+
+
+def _dp_shard(**fields: object) -> ShardSpec:
+    """A worker of a data-parallel replica: two nodes of two ranks, external balancing, one GPU a rank."""
+    from enginekit import Profile
+
+    profile = Profile(
+        name="wide",
+        engine="e",
+        model_path="/m",
+        dp=4,
+        nodes=2,
+        gpus_per_node=2,
+        dp_balancing=str(fields.pop("dp_balancing", "external")),
+    )
+    base: dict[str, object] = {
+        "shard_id": "w",
+        "rank": 1,
+        "nnodes": 2,
+        "dp_rank": 2,
+        "leader_addr": "10.0.0.1",
+        "leader_port": 13345,
+        "http_port": 8000,
+        "gpu_indices": (0,),
+        "mgmt_interface": "eth0",
+    }
+    return ShardSpec(profile=profile, **(base | fields))  # type: ignore[arg-type]
+
+
+def test_data_parallel_fields_are_judged_at_their_bounds() -> None:
+    """dp_rank is 0..dp-1; leader_http_port, when given, a port; kv_cache_mib's maximum is allowed."""
+    assert check_spec(_dp_shard()) == []
+    assert check_spec(_dp_shard(dp_rank=3)) == []
+    assert check_spec(_dp_shard(dp_rank=4)) == [
+        "shard spec w: dp_rank: must be in 0..3 for data parallel 4, got 4"
+    ]
+    assert check_spec(_dp_shard(leader_http_port=65535)) == []
+    assert check_spec(_dp_shard(leader_http_port=65536)) == [
+        "shard spec w: leader_http_port: expected a port in 1-65535, got 65536"
+    ]
+    assert check_spec(_dp_shard(leader_http_port=-1)) == [
+        "shard spec w: leader_http_port: expected a port in 1-65535, got -1"
+    ]
+    assert check_spec(_dp_shard(kv_cache_mib=64 * 1024 * 1024)) == []
+
+
+def test_a_gpu_count_is_judged_per_rank_where_a_shard_is_one_rank_per_node_otherwise() -> None:
+    """Under external balancing a shard is one rank; otherwise it is its node's whole share."""
+    assert check_spec(_dp_shard(gpu_indices=(0, 1))) == [
+        "shard spec w: gpu_indices: profile 'wide' needs 1 GPU(s) per rank, the shard has 2"
+    ]
+    assert check_spec(_dp_shard(dp_balancing="internal", gpu_indices=(0,))) == [
+        "shard spec w: gpu_indices: profile 'wide' needs 2 GPU(s) per node, the shard has 1"
+    ]

@@ -189,7 +189,8 @@ def test_the_leader_address_on_one_node_is_the_given_one_or_loopback() -> None:
     # Its own listening address is not what the others dial: loopback is, unless it is given.
     for bind, leader, expected in (
         ("", "", "127.0.0.1"),
-        ("10.0.0.9", "", "127.0.0.1"),
+        ("127.0.0.1", "", "127.0.0.1"),
+        ("10.0.0.9", "10.0.0.9", "10.0.0.9"),
         ("", "10.0.0.9", "10.0.0.9"),
     ):
         for dp_rank in (0, 1):
@@ -206,6 +207,10 @@ def test_the_leader_address_on_one_node_is_the_given_one_or_loopback() -> None:
             [command] = engine.plan(shard).commands
             f = flags(command)
             assert (f["--data-parallel-address"], f["--data-parallel-rpc-port"]) == (expected, "13345")
+    # Bound to another address than loopback, the leader's API server is out of its watchers' sight.
+    alone = ShardSpec(profile=prof, http_port=8000, bind_addr="10.0.0.9", leader_port=13345, gpu_indices=(0,))
+    [problem] = engine.problems(alone)
+    assert problem.startswith("bind_addr: '10.0.0.9', but the replica's other processes watch this leader's")
 
 
 def test_the_first_release_with_the_backend_flag_uses_it() -> None:

@@ -34,7 +34,7 @@ from enginekit.layout.model import (
     NodeLayout,
     ProcessLayout,
 )
-from enginekit.spec.model import DP_BALANCING, MAX_PARALLEL, Profile, ShardSpec
+from enginekit.spec.model import ALL_ADDRESSES, DP_BALANCING, MAX_PARALLEL, Profile, ShardSpec
 
 #: The listener through which the other nodes of a tensor- or pipeline-parallel replica
 #: without data parallel join the first (torch.distributed's store, Ray's head, SGLang's
@@ -388,12 +388,16 @@ def shard_layout(shard: ShardSpec, rules: LayoutRules) -> ProcessLayout:
     profile = shard.profile
     # Its index among its node's processes: only under external balancing is it not 0.
     index = shard.dp_rank - shard.rank * profile.dp_local if profile.dp_balancing == "external" else 0
+    problems = list(_own_port_problems(shard, index))
+    if problems:
+        raise SpecError(problems)
     # Only the shard's own node's ports are known here, and the leader's HTTP port where
     # the shard was given it: another node's may differ, and guessing them would invent
-    # clashes on a host this shard cannot see.
+    # clashes on a host this shard cannot see. Its own node is at the address it binds,
+    # where that is one: on the leader's, its listeners clash with the leader's.
     nodes = [
         NodeInput(
-            addr=shard.leader_addr if k == 0 else "",
+            addr=shard.leader_addr if k == 0 else _own_addr(shard) if k == shard.rank else "",
             http_port=_http_port(shard, k, index),
             kv_events_port=shard.kv_events_port if k == shard.rank else 0,
         )
@@ -412,6 +416,27 @@ def shard_layout(shard: ShardSpec, rules: LayoutRules) -> ProcessLayout:
         )
     process = laid.process(shard.rank, shard.dp_rank)
     return attrs.evolve(process, gpus=shard.gpu_indices or process.gpus)
+
+
+def _own_port_problems(shard: ShardSpec, index: int) -> Iterator[str]:
+    """What the shard's own ports say that cannot be: its node's first port below 1, another leader's port."""
+    if index and 0 < shard.http_port <= index:
+        yield (
+            f"http_port: {shard.http_port} is process {index}'s of node {shard.rank} (the node's first "
+            f"HTTP port plus {index}), so at least {index + 1}"
+        )
+    first = shard.http_port - index
+    if shard.rank == 0 and shard.leader_http_port and first > 0 and shard.leader_http_port != first:
+        of = "its http_port" if not index else f"its http_port less its index {index}"
+        yield (
+            f"leader_http_port: {shard.leader_http_port}, but this node's first API server "
+            f"listens on {first} ({of})"
+        )
+
+
+def _own_addr(shard: ShardSpec) -> str:
+    """The shard's node as its listeners are reached: the address it binds, unless that is every one."""
+    return "" if shard.bind_addr in ("", ALL_ADDRESSES, "::") else shard.bind_addr
 
 
 def _http_port(shard: ShardSpec, k: int, index: int) -> int:

@@ -49,20 +49,23 @@ class LaunchPlan:
     #: Where a supervisor watches for the leader's end, when :attr:`on_leader_exit` is
     #: :data:`MUST_BE_STOPPED`: a port at ``shard.leader_addr``, closed for a while once the
     #: leader is gone. ``shard.leader_port`` unless the engine closes that once its group
-    #: has formed (vLLM's data-parallel handshake): then the leader's API server's. 0 when
-    #: nothing is watched (the leader, a rank that stops by itself).
-    leader_watch_port: int = attrs.field(
-        default=attrs.Factory(
-            lambda plan: plan.shard.leader_port if plan.on_leader_exit == MUST_BE_STOPPED else 0,
-            takes_self=True,
-        )
-    )
+    #: has formed (vLLM's data-parallel handshake): then the leader's API server's. Given as
+    #: 0, it is ``shard.leader_port``; it is 0 wherever nothing is watched (the leader, a
+    #: rank that stops by itself), whatever was given: ``attrs.evolve`` of
+    #: ``on_leader_exit`` needs no second change.
+    leader_watch_port: int = attrs.field(default=0)
 
     @leader_watch_port.validator
-    def _watched(self, _attribute: attrs.Attribute[int], value: int) -> None:
-        problem = leader_watch_problem(self.on_leader_exit, value)
+    def _a_port(self, _attribute: attrs.Attribute[int], value: int) -> None:
+        problem = leader_watch_problem(MUST_BE_STOPPED, value)  # the range; the rest is set after
         if problem:
             raise ValueError(problem)
+
+    def __attrs_post_init__(self) -> None:
+        if self.on_leader_exit != MUST_BE_STOPPED:
+            object.__setattr__(self, "leader_watch_port", 0)
+        elif not self.leader_watch_port:
+            object.__setattr__(self, "leader_watch_port", self.shard.leader_port)
 
     @property
     def base_url(self) -> str:

@@ -11,14 +11,10 @@ LEADER_EXIT_CHOICES = (STOPS, MUST_BE_STOPPED)
 
 
 def leader_watch_problem(on_leader_exit: str, port: object) -> str | None:
-    """Why ``port`` cannot be the ``leader_watch_port`` beside ``on_leader_exit``; None when it can."""
+    """Why a plan may not say ``port`` for ``leader_watch_port`` beside ``on_leader_exit``; None if it may."""
     if on_leader_exit == MUST_BE_STOPPED:
-        # 0 as the plan's default makes it from a spec without a leader_port: such a spec is
-        # refused before any plan is built, and a hand-made plan keeps what it said.
         if type(port) is not int or not 0 <= port <= 65535:
-            return (
-                f"leader_watch_port: expected a port in 1-65535 for a rank that must be stopped, got {port!r}"
-            )
+            return f"leader_watch_port: expected a port in 0-65535 (0: leader_port), got {port!r}"
     elif type(port) is not int or port != 0:
         return (
             f"leader_watch_port: expected 0 where nothing is watched (on_leader_exit {on_leader_exit!r}), "

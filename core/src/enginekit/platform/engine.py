@@ -23,7 +23,7 @@ from enginekit.policy.args import ParsedArgs
 from enginekit.policy.checks import arg_policy_problems, bounds_problems, validate_common
 from enginekit.policy.engine import EnginePolicy
 from enginekit.policy.env import DEFAULT_POLICY, RESERVED, EnvPolicy
-from enginekit.spec.model import Adapter, Command, GPUInfo, Profile, ShardSpec
+from enginekit.spec.model import ALL_ADDRESSES, Adapter, Command, GPUInfo, Profile, ShardSpec
 from enginekit.spec.rules import check_spec
 
 if TYPE_CHECKING:
@@ -219,6 +219,13 @@ class Engine:
             process = self.layout(shard)
         except SpecError as exc:
             return list(exc.problems)
+        if self._hidden_from_watchers(shard):
+            return [
+                f"bind_addr: {shard.bind_addr!r}, but the replica's other processes watch this leader's API "
+                f"server at {_watched_addr(shard)} (leader_addr, or loopback on one node; a {self.name} "
+                f"leader closes leader_port once every rank has joined): bind it there or on every "
+                f"address (''), or give that address as leader_addr"
+            ]
         if self._watched_at_http(shard) and process.dialed(HTTP) is None:
             return [
                 f"leader_http_port: required for a worker rank of a data-parallel {self.name} replica "
@@ -227,6 +234,17 @@ class Engine:
                 f"enginekit layout --shards and the exports write it"
             ]
         return []
+
+    def _hidden_from_watchers(self, shard: ShardSpec) -> bool:
+        """Whether ``shard`` leads workers that watch its API server at an address it does not bind."""
+        profile = shard.profile
+        return (
+            shard.is_leader()
+            and profile.data_parallel > 1
+            and (shard.nnodes > 1 or profile.dp_balancing == "external")
+            and self.layout_rules.coordination_closes
+            and shard.bind_addr not in ("", ALL_ADDRESSES, "::", _watched_addr(shard))
+        )
 
     def _watched_at_http(self, shard: ShardSpec) -> bool:
         """Whether a supervisor watches this worker's leader at its API server, not at ``leader_port``."""
@@ -246,10 +264,13 @@ class Engine:
         if self.on_leader_exit(shard) != MUST_BE_STOPPED:
             return 0  # the leader itself, or a rank that stops by itself
         if _lays_out(shard) and self._watched_at_http(shard):
+            problems = self.problems(shard)
+            if problems:
+                raise SpecError(problems)  # nothing to watch, or not where it is watched
             from enginekit.layout.compute import HTTP
 
             dial = self.layout(shard).dialed(HTTP)
-            if dial is not None:  # it is, once problems() passed: plan() asks after it
+            if dial is not None:  # problems() said it is
                 return dial.port
         return shard.leader_port
 
@@ -565,6 +586,11 @@ def _with_env(command: Command, env: EnvBuild, engine: str) -> Command:
         secret_env=command.secret_env,
         why=why,
     )
+
+
+def _watched_addr(shard: ShardSpec) -> str:
+    """Where the replica's other processes reach the leader: its ``leader_addr``, on one node loopback."""
+    return shard.leader_addr or ("127.0.0.1" if shard.nnodes == 1 else "")
 
 
 def _lays_out(shard: ShardSpec) -> bool:

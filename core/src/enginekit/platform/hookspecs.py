@@ -181,11 +181,14 @@ def notes(shard: ShardSpec) -> list[str] | None:
 def leader_exit(shard: ShardSpec) -> str | None:
     """Return what happens to this worker rank when its leader's process goes.
 
-    Optional; asked for worker ranks only (``rank > 0``). ``"stops"`` when the rank's
-    processes exit by themselves once the leader is gone, ``"must_be_stopped"`` when they
-    stay up until something stops them. The default is ``"must_be_stopped"``: a supervisor
-    told that stops what would have stopped anyway, while one wrongly told ``"stops"``
-    leaves a worker holding its GPUs for good.
+    Optional; asked for every rank but the leader (``ShardSpec.is_leader()``). ``"stops"``
+    when the rank's processes exit by themselves once the leader is gone,
+    ``"must_be_stopped"`` when they stay up until something stops them. The default is
+    ``"must_be_stopped"``: a supervisor told that stops what would have stopped anyway,
+    while one wrongly told ``"stops"`` leaves a worker holding its GPUs for good. Such a
+    worker is watched at ``leader_port``, or, for a data-parallel replica of an engine whose
+    ``layout_rules`` say ``coordination_closes``, at the leader's API server (the plan's
+    ``leader_watch_port``).
     """
 
 
