@@ -262,6 +262,9 @@ def test_a_worker_whose_leader_closes_its_handshake_is_watched_at_the_leader_s_a
     assert (plan.on_leader_exit, plan.leader_watch_port) == ("must_be_stopped", 8100)
     assert engine.leader_watch_port(worker) == 8100
     assert engine.plan(attrs.evolve(shard(), leader_http_port=8000)).leader_watch_port == 0
+    # The least data parallel is watched so too.
+    pair = attrs.evolve(shard(rank=1, dp_rank=1, dp=2, gpus_per_node=1), leader_http_port=8100)
+    assert engine.leader_watch_port(pair) == 8100
     # A tensor-parallel worker of the same engine has a join port that stays open.
     tensor = shard(rank=1, dp=1, tp=2, gpus_per_node=1)
     assert engine.leader_watch_port(tensor) == 13345
@@ -303,6 +306,14 @@ def test_a_leader_bound_where_its_watchers_do_not_look_is_refused() -> None:
         "10.0.0.1 (leader_addr, or loopback on one node; a lay leader closes leader_port once every rank "
         "has joined): bind it there or on every address (''), or give that address as leader_addr"
     ]
+    # Without data parallel the workers watch the join port: the leader binds where it likes.
+    tensor = attrs.evolve(shard(dp=1, tp=2, gpus_per_node=1), bind_addr="192.168.0.1")
+    assert engine.problems(tensor) == []
+    # Expert parallel over tensor parallel alone is laid out, and still has no handshake to close.
+    experts = attrs.evolve(tensor, profile=attrs.evolve(tensor.profile, expert_parallel=True))
+    assert engine.problems(experts) == []
+    worker = attrs.evolve(experts, rank=1, bind_addr="")
+    assert (engine.problems(worker), engine.leader_watch_port(worker)) == ([], 13345)
     # Engines whose workers watch the join port, and a leader nobody watches, bind where they like.
     assert engine_for(Laying(), "lay").problems(attrs.evolve(leader, bind_addr="192.168.0.1")) == []
     alone = shard(dp=2, nodes=1, gpus_per_node=2)

@@ -889,6 +889,14 @@ def test_a_process_of_the_leader_s_node_checks_the_leader_s_http_port_against_it
         "http_port: 1 is process 1's of node 0 (the node's first HTTP port plus 1), so at least 2"
     ]
     assert shard_layout(attrs.evolve(second, http_port=2), VLLM_CLOSING).port(HTTP) == 2
+    # The first process's own port is node 0's first: 1 is a port, and 0 (none) says nothing.
+    first = attrs.evolve(second, dp_rank=0, http_port=1, leader_http_port=8000)
+    with pytest.raises(SpecError) as caught:
+        shard_layout(first, VLLM_CLOSING)
+    assert list(caught.value.problems) == [
+        "leader_http_port: 8000, but this node's first API server listens on 1 (its http_port)"
+    ]
+    assert shard_layout(attrs.evolve(first, http_port=0), VLLM_CLOSING).port(HTTP) == 0
 
 
 def test_a_worker_bound_to_the_leader_s_address_is_on_its_host_and_its_ports_clash_there() -> None:
@@ -915,6 +923,13 @@ def test_a_worker_bound_to_the_leader_s_address_is_on_its_host_and_its_ports_cla
     assert shard_layout(attrs.evolve(worker, bind_addr="0.0.0.0"), VLLM_CLOSING).port(HTTP) == 8200
     assert shard_layout(attrs.evolve(worker, bind_addr="::"), VLLM_CLOSING).port(HTTP) == 8200
     assert shard_layout(attrs.evolve(worker, bind_addr="10.0.0.2"), VLLM_CLOSING).port(HTTP) == 8200
+    # A wildcard says nothing of the host: a clash of the node's own ports is named by its index.
+    for every in ("0.0.0.0", "::"):
+        with pytest.raises(SpecError) as caught:
+            shard_layout(attrs.evolve(worker, bind_addr=every, kv_events_port=8198), VLLM_CLOSING)
+        assert list(caught.value.problems) == [
+            "node 1 process 0: kv-events 8200-8201 overlaps node 1 process 0's http 8200 on the same host (node 1)"
+        ]
 
 
 def test_a_shard_knows_no_http_port_of_a_node_but_its_own_and_the_leader_s() -> None:

@@ -436,7 +436,7 @@ def _own_port_problems(shard: ShardSpec, index: int) -> Iterator[str]:
 
 def _own_addr(shard: ShardSpec) -> str:
     """The shard's node as its listeners are reached: the address it binds, unless that is every one."""
-    return "" if shard.bind_addr in ("", ALL_ADDRESSES, "::") else shard.bind_addr
+    return "" if shard.bind_addr in (ALL_ADDRESSES, "::") else shard.bind_addr
 
 
 def _http_port(shard: ShardSpec, k: int, index: int) -> int:

@@ -263,7 +263,7 @@ class Engine:
         """
         if self.on_leader_exit(shard) != MUST_BE_STOPPED:
             return 0  # the leader itself, or a rank that stops by itself
-        if _lays_out(shard) and self._watched_at_http(shard):
+        if self._watched_at_http(shard):  # data parallel: laid out
             problems = self.problems(shard)
             if problems:
                 raise SpecError(problems)  # nothing to watch, or not where it is watched
@@ -589,8 +589,11 @@ def _with_env(command: Command, env: EnvBuild, engine: str) -> Command:
 
 
 def _watched_addr(shard: ShardSpec) -> str:
-    """Where the replica's other processes reach the leader: its ``leader_addr``, on one node loopback."""
-    return shard.leader_addr or ("127.0.0.1" if shard.nnodes == 1 else "")
+    """Where the replica's other processes reach the leader: its ``leader_addr``, on one node loopback.
+
+    (A replica of several nodes has a ``leader_addr``: the spec's own rules say so first.)
+    """
+    return shard.leader_addr or "127.0.0.1"
 
 
 def _lays_out(shard: ShardSpec) -> bool:
