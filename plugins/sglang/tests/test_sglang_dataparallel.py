@@ -167,6 +167,15 @@ def rules_ports(release: str) -> list[Coordination]:
     return list(layout_rules(parse_version(release)).coordination)
 
 
+#: What the layout sets between --dist-init-addr and --enable-metrics for DP 16 before 0.5.22.
+DP_ATTENTION_ARGS = ["--dist-init-addr", "10.0.0.1:5757", "--dp-size", "16", "--enable-dp-attention"]
+
+
+def dp_attention_args(args: list[str]) -> list[str]:
+    """The arguments from ``--dist-init-addr`` up to ``--enable-metrics``: where the layout's ports go."""
+    return args[args.index("--dist-init-addr") : args.index("--enable-metrics")]
+
+
 def test_each_releases_ports() -> None:
     # Up to 0.5.3.post1: fixed per-rank input ports after the block, no handshake, nothing kept.
     old = [Coordination("dist-init"), Coordination("zmq", 1, 5), Coordination("rank-input", 6, per_rank=True)]
@@ -223,14 +232,7 @@ def test_the_load_collector_at_d_plus_6_is_laid_out_from_0_5_13(release: str, bl
     ]
     # The port moves nothing on the command line: SGLang derives it from --dist-init-addr.
     for _, command in commands(replica(), release=release):
-        args = launched(command)
-        assert args[args.index("--dist-init-addr") : args.index("--enable-metrics")] == [
-            "--dist-init-addr",
-            "10.0.0.1:5757",
-            "--dp-size",
-            "16",
-            "--enable-dp-attention",
-        ]
+        assert dp_attention_args(launched(command)) == DP_ATTENTION_ARGS
 
 
 def test_the_worker_port_handshake_replaces_the_fixed_rank_ports_from_0_5_3_post2() -> None:
@@ -266,13 +268,7 @@ def test_the_worker_port_handshake_replaces_the_fixed_rank_ports_from_0_5_3_post
     for release in ("0.5.3.post1", "0.5.3.post2"):
         for _, command in commands(replica(all2all=""), release=release):
             args = launched(command)
-            assert args[args.index("--dist-init-addr") : args.index("--enable-metrics")] == [
-                "--dist-init-addr",
-                "10.0.0.1:5757",
-                "--dp-size",
-                "16",
-                "--enable-dp-attention",
-            ]
+            assert dp_attention_args(args) == DP_ATTENTION_ARGS
             assert "--ep-size" in args
 
 
