@@ -256,3 +256,32 @@ def test_a_key_in_an_option_value_is_refused(capsys: pytest.CaptureFixture[str],
         == "enginekit: invalid: the replica's API key is in an option's value; refusing to write it (not shown)\n"
     )
     assert not out_file.exists()
+
+
+WIDE_EP = EXAMPLES / "replicas/vllm-wide-ep.toml"
+
+
+def test_every_pod_of_an_exported_data_parallel_replica_plans_from_its_variables(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The exported container's own command, run as LWS runs it: the leader's DNS name, the pod's IP.
+
+    A name is not the pod's IP to a check that reads nothing, yet is the same host: the
+    leader plans, and its worker watches the leader's API server at that name.
+    """
+    code, out, err = _run(capsys, "lws", str(WIDE_EP), "--image", IMAGE)
+    assert code == 0, err
+    items = json.loads(out)["items"]
+    spec = tmp_path / "spec.json"
+    spec.write_text(items[0]["data"]["spec.json"])
+    lws = next(item for item in items if item["kind"] == "LeaderWorkerSet")
+    command = lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"][0]["command"]
+    assert command[:3] == ["enginekit", "run", "/etc/enginekit/replica/spec.json"]
+    leader = "dsr1-r1-0.dsr1-r1.default"
+    for index, pod_ip in (("0", "10.244.1.5"), ("1", "10.244.2.7")):
+        env = {"LWS_WORKER_INDEX": index, "LWS_LEADER_ADDRESS": leader, "ENGINEKIT_POD_IP": pod_ip}
+        code = main(["--config", str(CONFIG), "run", str(spec), *command[3:], "--dry-run"], env)
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        if index == "1":
+            assert f"when the leader's API server {leader}:8000 stays closed" in out

@@ -306,6 +306,13 @@ def test_a_leader_bound_where_its_watchers_do_not_look_is_refused() -> None:
         "10.0.0.1 (leader_addr, or loopback on one node; a lay leader closes leader_port once every rank "
         "has joined): bind it there or on every address (''), or give that address as leader_addr"
     ]
+    # One address spelled otherwise is that address; a name may be the bound IP (an LWS pod's).
+    spelled = attrs.evolve(leader, leader_addr="FD00::1")
+    for bind in ("fd00::1", "fd00:0::1", "0:0:0:0:0:0:0:0"):
+        assert engine.problems(attrs.evolve(spelled, bind_addr=bind)) == []
+    assert engine.problems(attrs.evolve(spelled, bind_addr="fd00::2")) != []
+    named = attrs.evolve(leader, leader_addr="dsr1-r1-0.dsr1-r1.default")
+    assert engine.problems(attrs.evolve(named, bind_addr="10.244.1.5")) == []
     # Without data parallel the workers watch the join port: the leader binds where it likes.
     tensor = attrs.evolve(shard(dp=1, tp=2, gpus_per_node=1), bind_addr="192.168.0.1")
     assert engine.problems(tensor) == []

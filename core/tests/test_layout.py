@@ -923,8 +923,11 @@ def test_a_worker_bound_to_the_leader_s_address_is_on_its_host_and_its_ports_cla
     assert shard_layout(attrs.evolve(worker, bind_addr="0.0.0.0"), VLLM_CLOSING).port(HTTP) == 8200
     assert shard_layout(attrs.evolve(worker, bind_addr="::"), VLLM_CLOSING).port(HTTP) == 8200
     assert shard_layout(attrs.evolve(worker, bind_addr="10.0.0.2"), VLLM_CLOSING).port(HTTP) == 8200
+    # The leader's address spelled otherwise is the leader's host still.
+    with pytest.raises(SpecError):
+        shard_layout(attrs.evolve(worker, leader_addr="::1", bind_addr="0:0:0:0:0:0:0:1"), VLLM_CLOSING)
     # A wildcard says nothing of the host: a clash of the node's own ports is named by its index.
-    for every in ("0.0.0.0", "::"):
+    for every in ("0.0.0.0", "::", "0:0:0:0:0:0:0:0"):
         with pytest.raises(SpecError) as caught:
             shard_layout(attrs.evolve(worker, bind_addr=every, kv_events_port=8198), VLLM_CLOSING)
         assert list(caught.value.problems) == [

@@ -180,3 +180,25 @@ def test_a_gpu_count_is_judged_per_rank_where_a_shard_is_one_rank_per_node_other
     assert check_spec(_dp_shard(dp_balancing="internal", gpu_indices=(0,))) == [
         "shard spec w: gpu_indices: profile 'wide' needs 2 GPU(s) per node, the shard has 1"
     ]
+
+
+def test_an_address_that_listens_everywhere_is_known_in_any_spelling() -> None:
+    """Empty, 0.0.0.0 and :: (however written) listen on every address; anything else is one address."""
+    from enginekit.spec.rules import listens_everywhere
+
+    for every in ("", "0.0.0.0", "::", "0:0:0:0:0:0:0:0"):
+        assert listens_everywhere(every), every
+    for one in ("127.0.0.1", "::1", "10.0.0.1", "node-1.cluster.local"):
+        assert not listens_everywhere(one), one
+
+
+def test_two_addresses_are_one_ip_however_spelled_and_a_name_is_not_judged() -> None:
+    """same_ip: True or False for two IP literals, None when either is a name (nothing is resolved)."""
+    from enginekit.spec.rules import same_ip
+
+    assert same_ip("FD00::1", "fd00:0::1") is True
+    assert same_ip("10.0.0.1", "10.0.0.1") is True
+    assert same_ip("10.0.0.1", "10.0.0.2") is False
+    assert same_ip("leader.default", "10.0.0.1") is None
+    assert same_ip("10.0.0.1", "leader.default") is None
+    assert same_ip("", "") is None

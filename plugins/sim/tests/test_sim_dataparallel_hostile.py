@@ -43,6 +43,21 @@ def _settings() -> Settings:
     return settings_from(args, {})
 
 
+def _join(events: dict[str, str]) -> dict[str, Any]:
+    """A headless member's join for rank 1 of two, announcing ``events`` as its KV-event endpoints."""
+    return {
+        "op": "join",
+        "ranks": [1],
+        "size": 2,
+        "mode": "internal",
+        "model": "/m",
+        "tp": 1,
+        "pp": 1,
+        "serves": False,
+        "events": events,
+    }
+
+
 @pytest.mark.parametrize(
     "poison",
     [
@@ -73,17 +88,7 @@ def test_a_member_sending_poison_is_lost_not_silently_dropped(poison: bytes) -> 
 
         group._on_broken = on_broken
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        join = {
-            "op": "join",
-            "ranks": [1],
-            "size": 2,
-            "mode": "internal",
-            "model": "/m",
-            "tp": 1,
-            "pp": 1,
-            "serves": False,
-            "events": {},
-        }
+        join = _join({})
         writer.write(json.dumps(join).encode() + b"\n" + b'{"op": "ready"}\n')
         await writer.drain()
         assert json.loads(await reader.readline())["op"] == "welcome"
@@ -128,17 +133,7 @@ def test_a_member_cannot_name_another_rank_s_kv_event_endpoint() -> None:
         cores = {0: EngineCore(settings, rank=0)}
         front = Front(settings, cores, {1: RemoteRank(1, group)}, group)
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        join = {
-            "op": "join",
-            "ranks": [1],
-            "size": 2,
-            "mode": "internal",
-            "model": "/m",
-            "tp": 1,
-            "pp": 1,
-            "serves": False,
-            "events": {"0": "tcp://evil:1", "1": "tcp://member:5558"},
-        }
+        join = _join({"0": "tcp://evil:1", "1": "tcp://member:5558"})
         writer.write(json.dumps(join).encode() + b"\n")
         await writer.drain()
         assert json.loads(await reader.readline())["op"] == "welcome"

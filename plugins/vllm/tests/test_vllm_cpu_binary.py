@@ -193,6 +193,16 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
     proc.wait(timeout=STOP_S)
 
 
+def leader_stopped_then(
+    leader: subprocess.Popen[bytes], leader_log: Path, worker: subprocess.Popen[bytes]
+) -> float | None:
+    """SIGTERM the leader, bounded; then seconds until the worker ends, or None if it runs on past the watch."""
+    leader.send_signal(signal.SIGTERM)
+    took = exited_within(leader, STOP_S)
+    assert took is not None, f"the leader still runs {STOP_S:.0f} s after SIGTERM:\n{tail(leader_log)}"
+    return exited_within(worker, LEADER_GONE_S)
+
+
 def exited_within(proc: subprocess.Popen[bytes], seconds: float) -> float | None:
     """Seconds until ``proc`` exits, or None if it still runs after ``seconds``."""
     begun = time.monotonic()
@@ -312,10 +322,7 @@ def test_a_two_node_cpu_pair_serves_over_gloo_on_loopback(
         procs = {"leader": (leader, leader_log), "worker": (worker, worker_log)}
         print(f"leader /health 200 after {wait_healthy(leader_plan, procs):.1f} s")
         check_serving(leader_plan)
-        leader.send_signal(signal.SIGTERM)
-        took = exited_within(leader, STOP_S)
-        assert took is not None, f"the leader still runs {STOP_S:.0f} s after SIGTERM:\n{tail(leader_log)}"
-        gone = exited_within(worker, LEADER_GONE_S)
+        gone = leader_stopped_then(leader, leader_log, worker)
         observed = "stayed up" if gone is None else f"exited by itself after {gone:.1f} s"
         print(f"worker {LEADER_GONE_S:.0f} s after its leader exited: {observed}")
     finally:
@@ -454,10 +461,7 @@ def test_a_data_parallel_pair_serves_on_loopback(
             "must_be_stopped",
             leader_plan["shard"]["http_port"],
         )
-        leader.send_signal(signal.SIGTERM)
-        took = exited_within(leader, STOP_S)
-        assert took is not None, f"the leader still runs {STOP_S:.0f} s after SIGTERM:\n{tail(leader_log)}"
-        gone = exited_within(worker, LEADER_GONE_S)
+        gone = leader_stopped_then(leader, leader_log, worker)
         observed = "ran on" if gone is None else f"ended after {gone:.1f} s with {worker.returncode}"
         print(f"{balancing}: the worker's runner {LEADER_GONE_S:.0f} s after its leader exited: {observed}")
         assert gone is not None, f"the runner did not stop the worker:\n{tail(worker_log)}"

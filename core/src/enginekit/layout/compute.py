@@ -34,7 +34,8 @@ from enginekit.layout.model import (
     NodeLayout,
     ProcessLayout,
 )
-from enginekit.spec.model import ALL_ADDRESSES, DP_BALANCING, MAX_PARALLEL, Profile, ShardSpec
+from enginekit.spec.model import DP_BALANCING, MAX_PARALLEL, Profile, ShardSpec
+from enginekit.spec.rules import listens_everywhere, same_ip
 
 #: The listener through which the other nodes of a tensor- or pipeline-parallel replica
 #: without data parallel join the first (torch.distributed's store, Ray's head, SGLang's
@@ -436,7 +437,10 @@ def _own_port_problems(shard: ShardSpec, index: int) -> Iterator[str]:
 
 def _own_addr(shard: ShardSpec) -> str:
     """The shard's node as its listeners are reached: the address it binds, unless that is every one."""
-    return "" if shard.bind_addr in (ALL_ADDRESSES, "::") else shard.bind_addr
+    if listens_everywhere(shard.bind_addr):
+        return ""
+    # The leader's address as the leader's node is laid out, when the bind is the same IP spelled otherwise.
+    return shard.leader_addr if same_ip(shard.bind_addr, shard.leader_addr) else shard.bind_addr
 
 
 def _http_port(shard: ShardSpec, k: int, index: int) -> int:

@@ -23,8 +23,8 @@ from enginekit.policy.args import ParsedArgs
 from enginekit.policy.checks import arg_policy_problems, bounds_problems, validate_common
 from enginekit.policy.engine import EnginePolicy
 from enginekit.policy.env import DEFAULT_POLICY, RESERVED, EnvPolicy
-from enginekit.spec.model import ALL_ADDRESSES, Adapter, Command, GPUInfo, Profile, ShardSpec
-from enginekit.spec.rules import check_spec
+from enginekit.spec.model import Adapter, Command, GPUInfo, Profile, ShardSpec
+from enginekit.spec.rules import check_spec, listens_everywhere, same_ip
 
 if TYPE_CHECKING:
     from enginekit.layout.model import LayoutRules, ProcessLayout
@@ -243,7 +243,9 @@ class Engine:
             and profile.data_parallel > 1
             and (shard.nnodes > 1 or profile.dp_balancing == "external")
             and self.layout_rules.coordination_closes
-            and shard.bind_addr not in ("", ALL_ADDRESSES, "::", _watched_addr(shard))
+            and not listens_everywhere(shard.bind_addr)
+            # Only two IP literals are known to differ: a name may be the bound address.
+            and same_ip(shard.bind_addr, _watched_addr(shard)) is False
         )
 
     def _watched_at_http(self, shard: ShardSpec) -> bool:

@@ -259,11 +259,11 @@ def _per_rank(replica: ReplicaSpec, ranks: Sequence[ShardSpec]) -> list[str]:
         node = replica.nodes[spec.rank] if replica.nodes else ReplicaNode()
         prefix = f"shard spec {spec.shard_id or '(unnamed)'}: "
         for problem in check_spec(spec):
-            problems[_located(problem.removeprefix(prefix), spec.rank, node, replica)] = None
+            problems[_located(problem.removeprefix(prefix), spec.rank, node)] = None
     return list(problems)
 
 
-def _located(problem: str, rank: int, node: ReplicaNode, replica: ReplicaSpec) -> str:
+def _located(problem: str, rank: int, node: ReplicaNode) -> str:
     """A rank's problem, naming the replica's field that gave the rank its value."""
     field = problem.split(":", 1)[0]
     base = field.split("[", 1)[0].split(".", 1)[0]

@@ -68,7 +68,7 @@ def describe(
         )
     elif plan.on_leader_exit == MUST_BE_STOPPED:
         server = host_port(shard.leader_addr, plan.leader_watch_port)
-        bound = max(options.startup_timeout, options.leader_timeout)
+        bound = options.leader_opens_within(at_join_port=False)
         steps.append(
             f"stop the shard (exit {EXIT_LEADER_GONE}) when the leader's API server {server} stays closed "
             f"for {options.leader_gone_grace:g} s once it has opened (the engine closes {leader} once "

@@ -76,6 +76,15 @@ class RunOptions:
     #: :meth:`~enginekit.run.Supervisor.stop`.
     handle_signals: bool = True
 
+    def leader_opens_within(self, *, at_join_port: bool) -> float:
+        """How long a watched leader's port may stay unopened before the worker gives up on it.
+
+        Its join port opens at once (``leader_timeout``); its API server, watched where the
+        engine closes the join port after the start, opens only once its model has loaded,
+        as a rank's health does (``startup_timeout`` too).
+        """
+        return self.leader_timeout if at_join_port else max(self.startup_timeout, self.leader_timeout)
+
 
 #: What a node config's ``[run]`` may set: the waits a site tunes to its models and pods.
 CONFIGURABLE = ("leader_timeout", "startup_timeout", "stop_grace", "leader_gone_grace")

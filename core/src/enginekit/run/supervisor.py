@@ -313,11 +313,7 @@ class Supervisor:
     def _leader_gone(self, watch: PortWatch) -> int | None:
         shard, options = self.plan.shard, self.options
         where = host_port(shard.leader_addr, self.plan.leader_watch_port)
-        # The leader's API server opens once its model has loaded, as a rank's health does;
-        # its join port opens at once.
-        timeout = options.leader_timeout
-        if self.plan.leader_watch_port != shard.leader_port:
-            timeout = max(options.startup_timeout, timeout)
+        timeout = options.leader_opens_within(at_join_port=self.plan.leader_watch_port == shard.leader_port)
         grace = options.leader_gone_grace
         if not watch.seen_open and time.monotonic() - watch.started_at >= timeout:
             self._error(f"the leader at {where} did not accept a connection within {timeout:g} s")

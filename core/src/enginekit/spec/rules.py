@@ -257,3 +257,26 @@ def _api_key(key: str) -> Iterator[str]:
         )
     elif key.startswith("-"):
         yield "api_key: must not start with '-', where an engine's parser would read it as a flag"
+
+
+def listens_everywhere(bind_addr: str) -> bool:
+    """Whether ``bind_addr`` listens on every address (empty, ``0.0.0.0``, ``::`` in any spelling)."""
+    ip = _ip(bind_addr)
+    return not bind_addr or (ip is not None and ip.is_unspecified)
+
+
+def same_ip(one: str, other: str) -> bool | None:
+    """Whether two addresses are one IP address, however spelled; None when either is a name.
+
+    Names are not resolved here (nothing is read while a plan is built): a headless
+    Service's name and its pod's IP may well be one host, and only the network knows.
+    """
+    first, second = _ip(one), _ip(other)
+    return None if first is None or second is None else first == second
+
+
+def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        return None
