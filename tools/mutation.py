@@ -264,6 +264,13 @@ TARGETS: tuple[Target, ...] = (
     ),
     # Issue 25's modules, gated from their first commit.
     Target("core.api", "core", "src/enginekit/platform/api.py", ("tests/test_plugin_api.py",)),
+    # Which distributions provide engines: the one reader of entry points, held to the standard one's.
+    Target(
+        "core.entrypoints",
+        "core",
+        "src/enginekit/platform/entrypoints.py",
+        ("tests/test_entrypoints.py", "tests/test_registry_loading.py"),
+    ),
     Target("core.inputs", "core", "src/enginekit/platform/inputs.py", ("tests/test_hook_inputs.py",)),
     Target("core.frozen", "core", "src/enginekit/base/frozen.py", ("tests/test_hook_inputs.py",)),
     Target(

@@ -79,6 +79,7 @@ def test_version_reads_metadata_and_imports_no_engine_nor_the_config() -> None:
     loaded = imported_by("--version")
     assert not {name for name in loaded if name.startswith("enginekit_")}
     assert not {"enginekit.platform.config", "enginekit.spec.convert", "cattrs", *PLANNING, *RUNNING} & loaded
+    assert "importlib.metadata" not in loaded
 
 
 def test_engines_imports_the_engines_but_no_planning_code() -> None:
@@ -107,6 +108,10 @@ def test_render_imports_no_listing_and_no_process_running() -> None:
     assert not ({"enginekit.cli.engines", "enginekit.cli.version", "enginekit.cli.envout"} | RUNNING) & loaded
     # A well-typed spec is built without cattrs: importing it was a tenth of a cold render.
     assert "cattrs" not in loaded
+    # Nor importlib.metadata (the e-mail parser, zipfile, csv): entry points are read from
+    # the metadata directories, and importing it was a quarter of a cold render. Nor
+    # shutil, which argparse's own formatter imports for the terminal's width.
+    assert not {"importlib.metadata", "email.message", "zipfile", "shutil", "importlib.resources"} & loaded
     # Nor is the layout: a replica of tensor and pipeline parallel alone never needs it.
     assert not {"enginekit.layout.compute", "enginekit_vllm.dataparallel"} & loaded
     assert not {

@@ -7,6 +7,7 @@ one handler function ``(Run) -> int`` in the module the entry names.
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple, cast
@@ -307,6 +308,38 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
 )
 
 
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter, given the terminal's width rather than asking :mod:`shutil` for it.
+
+    argparse makes a formatter for every argument it adds, and its own imports ``shutil``
+    (and with it ``bz2``, ``lzma`` and ``zlib``) to learn the width: a cost on every
+    command for the help that is rarely printed. The width is ``shutil.get_terminal_size``'s:
+    ``$COLUMNS``, else the terminal's, else 80; argparse keeps two columns spare.
+    """
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        # Whatever else a newer argparse passes (3.14: prefix_chars, color) goes through.
+        width = _columns() - 2 if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, width, **kwargs)
+
+
+def _columns() -> int:
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return os.get_terminal_size().columns or 80
+    except (OSError, ValueError):  # no terminal on stdout, or stdout closed
+        return 80
+
+
 class _Deferred:
     """A subcommand's parser, made when argparse first reaches for it: to parse that subcommand.
 
@@ -338,7 +371,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``enginekit`` argument parser; ``--config`` goes before or after the subcommand."""
     # SUPPRESS keeps a subcommand's unset copy of --config from overwriting the one given
     # before it.
-    common = argparse.ArgumentParser(add_help=False)
+    common = argparse.ArgumentParser(add_help=False, formatter_class=_Formatter)
     common.add_argument(
         "--config",
         type=Path,
@@ -349,7 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="enginekit",
         description="Show exactly how an inference engine shard will be started, and why.",
         epilog=EXIT_STATUS,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Formatter,
         parents=[common],
     )
     parser.add_argument(
@@ -367,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
             help=command.help,
             description=command.help[:1].upper() + command.help[1:] + ".",
             epilog=command.epilog or None,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
+            formatter_class=_Formatter,
             arguments=command.arguments,
         )
     return parser

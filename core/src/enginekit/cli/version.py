@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.metadata
-
 from enginekit._version import __version__
 from enginekit.base.exits import EXIT_OK
 from enginekit.base.text import printable
 from enginekit.cli.context import Run
+from enginekit.platform.entrypoints import entry_points
 from enginekit.platform.hookspecs import ENTRY_POINT_GROUP
 from enginekit.platform.registry import Provider
 
@@ -19,7 +18,10 @@ def version(run: Run) -> int:
     must print on a node whose config is broken.
     """
     engines: dict[tuple[str, str], list[str]] = {}
-    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+    declared, unreadable = entry_points(ENTRY_POINT_GROUP)
+    for problem in unreadable:
+        run.error(printable(problem, 500), kind="warning")
+    for ep in declared:
         provider = Provider.of(ep)
         engines.setdefault((provider.distribution, provider.version), []).append(ep.name)
     print(f"enginekit {__version__}", file=run.out)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import re
-from importlib import resources
 from typing import Any
 
 from enginekit.base.errors import SpecError
@@ -29,11 +27,17 @@ def schema_text(kind: str) -> str:
 
     :raises KeyError: for any other kind.
     """
+    # Imported here: every plan names FORMAT_VERSION, and only ``enginekit schema`` reads a
+    # schema; importlib.resources brings tempfile and random with it.
+    from importlib import resources
+
     return (resources.files("enginekit.plan") / "schemas" / SCHEMA_FILES[kind]).read_text(encoding="utf-8")
 
 
 def schema(kind: str) -> dict[str, Any]:
     """The JSON Schema of a published format, parsed (see :func:`schema_text`)."""
+    import json
+
     loaded: dict[str, Any] = json.loads(schema_text(kind))
     return loaded
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib.metadata
 import inspect
 import re
 import sys
@@ -21,6 +20,7 @@ from enginekit.base.logs import logger
 from enginekit.base.text import printable, unsafe_text
 from enginekit.platform import hookspecs
 from enginekit.platform.api import Asked, asked_for, refusal
+from enginekit.platform.entrypoints import Distribution, EntryPoint, entry_points
 
 # Imported when first needed, not here: listing engines, printing versions and building a
 # registry from hundreds of distributions never pay for the planning machinery.
@@ -56,7 +56,7 @@ class Provider(NamedTuple):
         return f"{self.distribution} {self.version}, {self.entry_point}"
 
     @classmethod
-    def of(cls, ep: importlib.metadata.EntryPoint) -> Provider:
+    def of(cls, ep: EntryPoint | Any) -> Provider:
         """The distribution behind ``ep``; ``?`` for what its metadata does not say."""
         name = version = "?"
         requires: tuple[str, ...] = ()
@@ -68,7 +68,7 @@ class Provider(NamedTuple):
         return cls(printable(name, 200), printable(version, 100), printable(ep.value, 300), shown)
 
 
-def _headers(dist: importlib.metadata.Distribution) -> tuple[str, str, tuple[str, ...]]:
+def _headers(dist: Distribution) -> tuple[str, str, tuple[str, ...]]:
     """``Name``, ``Version`` and every ``Requires-Dist`` from the metadata's header lines.
 
     ``dist.metadata`` runs the e-mail parser over the whole file, a plugin's README
@@ -185,9 +185,9 @@ class Registry:
         self._engines: dict[str, object] = {}
         self._sources: dict[str, str] = {}
         self._hooks: dict[str, tuple[str, ...]] = {}
-        self._pending: dict[str, importlib.metadata.EntryPoint] = {}
+        self._pending: dict[str, EntryPoint] = {}
         #: Every entry point found, by engine name, whatever became of it.
-        self._found: dict[str, list[importlib.metadata.EntryPoint]] = {}
+        self._found: dict[str, list[EntryPoint]] = {}
         self._providers: dict[str, tuple[Provider, ...]] = {}
         self._configs: Mapping[str, Mapping[str, Any]] = {}
         self._installed: dict[str, Path] = {}
@@ -244,7 +244,9 @@ class Registry:
         registry._installed_wanted = dict(installed or {})
         reasons = disable if isinstance(disable, Mapping) else dict.fromkeys(disable, "disabled here")
         found = registry._found
-        for ep in importlib.metadata.entry_points(group=group):
+        declared, unreadable = entry_points(group)
+        registry.warnings.extend(unreadable)
+        for ep in declared:
             found.setdefault(ep.name, []).append(ep)
         for name, eps in found.items():
             if name in reasons:

@@ -1,0 +1,191 @@
+"""One entry-point group, read from the installed distributions' metadata directories.
+
+``importlib.metadata.entry_points(group=...)`` answers the same question, but importing
+``importlib.metadata`` imports the e-mail parser, ``zipfile``, ``csv`` and ``importlib.abc``
+with it: on a cold ``enginekit render`` that was a quarter of the time the process ran.
+This reader follows ``importlib.metadata`` for the layout installers write (``*.dist-info``
+and ``*.egg-info`` directories in directories on ``sys.path``): the same distributions in
+the same order, the first of a name on the path winning, the same ``entry_points.txt``
+syntax. Where the environment holds anything else (a zip file or an ``.egg`` on the path, a
+metadata directory named in a way the standard reader resolves from its metadata, a
+finder on ``sys.meta_path`` that lists distributions of its own) it says so, and
+:func:`entry_points` asks ``importlib.metadata``. The tests compare both readers over
+generated trees.
+
+Where the standard reader raises, on a distribution whose ``entry_points.txt`` is not
+UTF-8 or has a line without ``=``, this one names the distribution and reads on: one broken
+package elsewhere on the path must not stop every command.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+import re
+import sys
+from collections.abc import Iterator, Sequence
+from importlib.machinery import PathFinder
+from typing import Any, Protocol
+
+_SUFFIXES = (".dist-info", ".egg-info")
+
+
+class Distribution(Protocol):
+    """What enginekit reads of a distribution: its metadata files, as text."""
+
+    def read_text(self, filename: str) -> str | None:
+        """The file's text, or None when the distribution has no such file."""
+
+    @property
+    def metadata(self) -> Any:
+        """The standard reader's parse of ``METADATA``, for a file a header scan cannot read."""
+
+
+class MetadataDirectory:
+    """A ``*.dist-info`` or ``*.egg-info`` directory: a distribution as installers lay it out."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __repr__(self) -> str:
+        return f"MetadataDirectory({self.path!r})"
+
+    def read_text(self, filename: str) -> str | None:
+        """The file's text as UTF-8; None when it is missing or unreadable, as the standard reader says.
+
+        :raises UnicodeDecodeError: for a file that is not UTF-8, as the standard reader does.
+        """
+        try:
+            with open(os.path.join(self.path, filename), "rb") as file:
+                data = file.read()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
+            return None
+        return data.decode("utf-8")
+
+    @property
+    def metadata(self) -> Any:
+        """The standard reader's parse of ``METADATA``: imported only for a file it alone can read."""
+        import importlib.metadata
+        import pathlib
+
+        return importlib.metadata.PathDistribution(pathlib.Path(self.path)).metadata
+
+
+class EntryPoint:
+    """One ``name = value`` line of a distribution's ``entry_points.txt``, in one group."""
+
+    __slots__ = ("dist", "group", "name", "value")
+
+    def __init__(self, name: str, value: str, group: str, dist: Distribution | None) -> None:
+        self.name = name
+        self.value = value
+        self.group = group
+        self.dist = dist
+
+    def __repr__(self) -> str:
+        return f"EntryPoint(name={self.name!r}, value={self.value!r}, group={self.group!r})"
+
+    def load(self) -> Any:
+        """Import the module the value names and return the attribute it names, as the standard reader does.
+
+        :raises ValueError: for a value that is not ``module[:attribute] [extras]``.
+        """
+        match = re.match(
+            r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$", self.value
+        )
+        if match is None:
+            raise ValueError(f"entry point {self.value!r} is not 'module:attribute'")
+        attributes = [part for part in (match.group("attr") or "").split(".") if part]
+        return functools.reduce(getattr, attributes, importlib.import_module(match.group("module")))
+
+
+def entry_points(group: str) -> tuple[list[EntryPoint], list[str]]:
+    """Every entry point in ``group`` of the installed distributions, and what could not be read.
+
+    The second list names each distribution whose entry points were partly or wholly
+    unreadable (the standard reader raises for it, and so for every other).
+    """
+    found = read_directories(group, sys.path)
+    return found if found is not None else _standard(group)
+
+
+def read_directories(group: str, path: Sequence[object]) -> tuple[list[EntryPoint], list[str]] | None:
+    """:func:`entry_points` from the metadata directories on ``path``; None where they may not say all."""
+    if any(finder is not PathFinder and hasattr(finder, "find_distributions") for finder in sys.meta_path):
+        return None  # a finder with distributions of its own: only the standard reader asks it
+    seen: set[str] = set()
+    found: list[EntryPoint] = []
+    problems: list[str] = []
+    for entry in path:
+        infos = _infos(entry)
+        if infos is None:
+            return None
+        for info in infos:
+            name = _name(os.path.basename(info))
+            if name is None:
+                return None
+            if name not in seen:  # the first of a name on the path is the one installed
+                seen.add(name)
+                found.extend(_read(MetadataDirectory(info), group, problems))
+    return found, problems
+
+
+def _infos(entry: object) -> list[str] | None:
+    """The metadata directories in one path entry, in listing order; None for what is no plain directory."""
+    if not isinstance(entry, str):
+        return None  # bytes or a path object: left to the standard reader
+    if os.path.basename(entry).lower().endswith(".egg"):
+        return None  # an egg and its EGG-INFO: the standard reader's own rules
+    try:
+        children = os.listdir(entry or ".")
+    except NotADirectoryError:
+        return None  # a zip file, perhaps: the standard reader opens it
+    except OSError:
+        return []  # missing or unreadable: the standard reader finds nothing there either
+    return [os.path.join(entry, child) for child in children if child.lower().endswith(_SUFFIXES)]
+
+
+def _name(stem: str) -> str | None:
+    """The normalized name a metadata directory's own name gives; None where its METADATA must say."""
+    base, ext = os.path.splitext(stem)
+    if ext not in _SUFFIXES:
+        return None  # ``X.DIST-INFO``: listed, but named from its METADATA
+    # PEP 503, with underscores for its dashes: ``Foo.Bar-1.0`` is ``foo_bar``.
+    return re.sub(r"[-_.]+", "_", base.partition("-")[0]).lower() or None
+
+
+def _read(dist: MetadataDirectory, group: str, problems: list[str]) -> Iterator[EntryPoint]:
+    """The ``group`` lines of ``entry_points.txt``, by the standard reader's syntax."""
+    try:
+        text = dist.read_text("entry_points.txt")
+    except (UnicodeDecodeError, OSError) as error:
+        problems.append(f"{dist.path}: entry_points.txt is unreadable ({type(error).__name__}); skipped")
+        return
+    if not text:
+        return
+    section: str | None = None  # lines before the first section belong to none
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line.strip("[]")
+        elif section == group:
+            name, equals, value = line.partition("=")
+            if equals:
+                yield EntryPoint(name.strip(), value.strip(), group, dist)
+            else:
+                problems.append(f"{dist.path}: entry_points.txt [{group}] has a line without '='; skipped")
+
+
+def _standard(group: str) -> tuple[list[EntryPoint], list[str]]:
+    import importlib.metadata
+
+    try:
+        declared = importlib.metadata.entry_points(group=group)
+    except Exception as error:  # one damaged distribution: the standard reader gives up on all
+        return [], [f"the installed distributions' entry points are unreadable ({type(error).__name__})"]
+    return [EntryPoint(ep.name, ep.value, ep.group, ep.dist) for ep in declared], []
