@@ -9,7 +9,7 @@ from pathlib import Path
 import enginekit
 import pytest
 from enginekit.cli import main
-from enginekit.platform.registry import STATUSES
+from enginekit.platform.status import STATUSES
 
 NO_CONFIG = {"ENGINEKIT_CONFIG": ""}
 #: Every fake engine but the well-behaved ones, out of the way: what is left is a working node.

@@ -112,6 +112,8 @@ def test_render_imports_no_listing_and_no_process_running() -> None:
     # the metadata directories, and importing it was a quarter of a cold render. Nor
     # shutil, which argparse's own formatter imports for the terminal's width.
     assert not {"importlib.metadata", "email.message", "zipfile", "shutil", "importlib.resources"} & loaded
+    # Nor the rows `engines` shows: planning a shard of an engine that loaded needs none.
+    assert "enginekit.platform.status" not in loaded
     # Nor is the layout: a replica of tensor and pipeline parallel alone never needs it.
     assert not {"enginekit.layout.compute", "enginekit_vllm.dataparallel"} & loaded
     assert not {

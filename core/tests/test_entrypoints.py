@@ -320,3 +320,19 @@ class TestSections:
         found = read_directories("g", [str(tmp_path)])
         assert found is not None
         assert [ep.name for ep in found[0]] == ["kept"]
+
+    def test_a_line_is_a_section_only_when_bracketed_at_both_ends(self, tmp_path: Path) -> None:
+        write(tmp_path, "x-1.dist-info", "[g]\nextras = m:A [x]\n[half = h:H\n")
+        found = read_directories("g", [str(tmp_path)])
+        assert found is not None
+        assert [(ep.name, ep.value) for ep in found[0]] == [("extras", "m:A [x]"), ("[half", "h:H")]
+        assert [(row[0], row[1]) for row in standard([str(tmp_path)], "g")] == [
+            ("extras", "m:A [x]"),
+            ("[half", "h:H"),
+        ]
+
+    def test_a_comment_is_no_entry(self, tmp_path: Path) -> None:
+        write(tmp_path, "x-1.dist-info", "[g]\n#hidden = c:C\n  # also = c:D\nshown = s:S\n")
+        found = read_directories("g", [str(tmp_path)])
+        assert found is not None
+        assert [ep.name for ep in found[0]] == ["shown"]

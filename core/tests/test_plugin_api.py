@@ -125,7 +125,7 @@ def test_another_major_or_a_newer_minor_is_refused(version: str, why: str) -> No
 def test_a_requirement_is_shown_printable_and_bounded(tmp_path: Path) -> None:
     import importlib.metadata
 
-    from enginekit.platform.registry import Provider
+    from enginekit.platform.entrypoints import Provider
 
     info = tmp_path / "evil-1.dist-info"
     info.mkdir()

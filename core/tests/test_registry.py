@@ -17,7 +17,8 @@ import pytest
 from enginekit import Command, EnginekitError, EngineUnavailable, Registry, ShardSpec, hookimpl
 from enginekit.base.text import printable
 from enginekit.placement.builder import CommandBuilder
-from enginekit.platform.registry import FIRST_PARTY, _headers, _hook_problem
+from enginekit.platform.entrypoints import headers as _headers
+from enginekit.platform.registry import FIRST_PARTY, _hook_problem
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

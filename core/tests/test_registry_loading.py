@@ -12,7 +12,8 @@ from pathlib import Path
 import pluggy
 import pytest
 from enginekit import EngineUnavailable, Registry, hookimpl
-from enginekit.platform.registry import Provider, _headers
+from enginekit.platform.entrypoints import Provider
+from enginekit.platform.entrypoints import headers as _headers
 from enginekit.policy.env import DEFAULT_POLICY, EnvPolicy
 
 #: The plugin module every distribution below points at: written once per test.

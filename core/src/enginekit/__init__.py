@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from enginekit.platform.config import NodeConfig, load_config, registry_for
     from enginekit.platform.engine import Engine
     from enginekit.platform.hookspecs import ENTRY_POINT_GROUP, hookimpl
-    from enginekit.platform.registry import EngineStatus, Failure, Registry
+    from enginekit.platform.registry import Registry
+    from enginekit.platform.status import EngineStatus, Failure
     from enginekit.spec.io import LoadedSpec, load_spec
     from enginekit.spec.model import Adapter, Command, GPUInfo, Profile, ShardSpec
 
@@ -39,11 +40,11 @@ _EXPORTS = {
     "Engine": "enginekit.platform.engine",
     "EngineError": "enginekit.base.errors",
     "HookError": "enginekit.base.errors",
-    "EngineStatus": "enginekit.platform.registry",
+    "EngineStatus": "enginekit.platform.status",
     "EngineUnavailable": "enginekit.base.errors",
     "EnginekitError": "enginekit.base.errors",
     "EnvPolicyError": "enginekit.base.errors",
-    "Failure": "enginekit.platform.registry",
+    "Failure": "enginekit.platform.status",
     "GPUInfo": "enginekit.spec.model",
     "LaunchPlan": "enginekit.plan.launch",
     "LoadedSpec": "enginekit.spec.io",

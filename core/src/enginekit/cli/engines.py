@@ -7,7 +7,7 @@ from typing import Any
 from enginekit.base.exits import EXIT_INVALID, EXIT_OK, EXIT_UNUSABLE
 from enginekit.base.text import printable
 from enginekit.cli.context import Run
-from enginekit.platform.registry import EngineStatus
+from enginekit.platform.status import EngineStatus
 
 #: An engine's import beyond this is a warning line: a plugin should import in milliseconds.
 SLOW_IMPORT_SECONDS = 1.0

@@ -6,9 +6,8 @@ from enginekit._version import __version__
 from enginekit.base.exits import EXIT_OK
 from enginekit.base.text import printable
 from enginekit.cli.context import Run
-from enginekit.platform.entrypoints import entry_points
+from enginekit.platform.entrypoints import Provider, entry_points
 from enginekit.platform.hookspecs import ENTRY_POINT_GROUP
-from enginekit.platform.registry import Provider
 
 
 def version(run: Run) -> int:

@@ -1,4 +1,4 @@
-"""One entry-point group, read from the installed distributions' metadata directories.
+"""One entry-point group and who provides each entry, read from the installed distributions' metadata.
 
 ``importlib.metadata.entry_points(group=...)`` answers the same question, but importing
 ``importlib.metadata`` imports the e-mail parser, ``zipfile``, ``csv`` and ``importlib.abc``
@@ -19,6 +19,7 @@ package elsewhere on the path must not stop every command.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import os
@@ -26,7 +27,9 @@ import re
 import sys
 from collections.abc import Iterator, Sequence
 from importlib.machinery import PathFinder
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
+
+from enginekit.base.text import printable
 
 _SUFFIXES = (".dist-info", ".egg-info")
 
@@ -189,3 +192,58 @@ def _standard(group: str) -> tuple[list[EntryPoint], list[str]]:
     except Exception as error:  # one damaged distribution: the standard reader gives up on all
         return [], [f"the installed distributions' entry points are unreadable ({type(error).__name__})"]
     return [EntryPoint(ep.name, ep.value, ep.group, ep.dist) for ep in declared], []
+
+
+class Provider(NamedTuple):
+    """A distribution's claim on an engine name, read from its metadata: nothing is imported."""
+
+    distribution: str
+    version: str
+    #: ``module:attribute``, as the entry point names it.
+    entry_point: str
+    #: The distribution's ``Requires-Dist`` lines: its range on ``enginekit`` says which
+    #: plugin API it was written for (:mod:`enginekit.platform.api`).
+    requires: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return f"{self.distribution} {self.version} ({self.entry_point})"
+
+    @property
+    def label(self) -> str:
+        """``dist version, module:attr``: how a message names the code it blames."""
+        return f"{self.distribution} {self.version}, {self.entry_point}"
+
+    @classmethod
+    def of(cls, ep: EntryPoint | Any) -> Provider:
+        """The distribution behind ``ep``; ``?`` for what its metadata does not say."""
+        name = version = "?"
+        requires: tuple[str, ...] = ()
+        with contextlib.suppress(Exception):  # a damaged dist-info still lists, as "?"
+            if ep.dist is not None:
+                name, version, requires = headers(ep.dist)
+        # What metadata says is printed by engines: printable, bounded, whatever a dist-info holds.
+        shown = tuple(printable(line, 300) for line in requires[:200])
+        return cls(printable(name, 200), printable(version, 100), printable(ep.value, 300), shown)
+
+
+def headers(dist: Distribution) -> tuple[str, str, tuple[str, ...]]:
+    """``Name``, ``Version`` and every ``Requires-Dist`` from the metadata's header lines.
+
+    ``dist.metadata`` runs the e-mail parser over the whole file, a plugin's README
+    included, for each field read: every engine shown paid for it at start-up.
+    """
+    fields: dict[str, str] = {}
+    requires: list[str] = []
+    for line in (dist.read_text("METADATA") or dist.read_text("PKG-INFO") or "").splitlines():
+        if not line.strip():
+            break  # the headers end at the first blank line; the description follows
+        key, colon, value = line.partition(":")
+        if colon and key in ("Name", "Version"):
+            fields.setdefault(key, value.strip())
+        elif colon and key == "Requires-Dist":
+            requires.append(value.strip())
+    if len(fields) < 2:  # an unusual file: the standard reader decides
+        meta = dist.metadata
+        fields = {key: str(meta[key]) for key in ("Name", "Version") if key in meta}
+        requires = [str(line) for line in meta.get_all("Requires-Dist") or ()]
+    return fields.get("Name", "?"), fields.get("Version", "?"), tuple(requires)

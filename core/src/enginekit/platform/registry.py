@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import pluggy
@@ -19,143 +19,20 @@ from enginekit.base.errors import ConfigError, EnginekitError, EngineUnavailable
 from enginekit.base.logs import logger
 from enginekit.base.text import printable, unsafe_text
 from enginekit.platform import hookspecs
-from enginekit.platform.api import Asked, asked_for, refusal
-from enginekit.platform.entrypoints import Distribution, EntryPoint, entry_points
+from enginekit.platform.api import asked_for, refusal
+from enginekit.platform.entrypoints import EntryPoint, Provider, entry_points
 
 # Imported when first needed, not here: listing engines, printing versions and building a
 # registry from hundreds of distributions never pay for the planning machinery.
 if TYPE_CHECKING:
     from enginekit.platform.engine import Engine
     from enginekit.platform.hookspecs import EngineClass
+    from enginekit.platform.status import EngineStatus, Failure
     from enginekit.policy.env import EnvPolicy
 
 #: The engines this project publishes, each as the distribution ``enginekit-<name>``: a
 #: node without one is told what to install, not that the name means nothing.
 FIRST_PARTY = frozenset({"vllm", "sglang", "llamacpp", "trtllm", "sim"})
-#: The states of ``enginekit engines``, in the order an operator reads them.
-STATUSES = ("ok", "unavailable", "disabled", "failed")
-
-
-class Provider(NamedTuple):
-    """A distribution's claim on an engine name, read from its metadata: nothing is imported."""
-
-    distribution: str
-    version: str
-    #: ``module:attribute``, as the entry point names it.
-    entry_point: str
-    #: The distribution's ``Requires-Dist`` lines: its range on ``enginekit`` says which
-    #: plugin API it was written for (:mod:`enginekit.platform.api`).
-    requires: tuple[str, ...] = ()
-
-    def __str__(self) -> str:
-        return f"{self.distribution} {self.version} ({self.entry_point})"
-
-    @property
-    def label(self) -> str:
-        """``dist version, module:attr``: how a message names the code it blames."""
-        return f"{self.distribution} {self.version}, {self.entry_point}"
-
-    @classmethod
-    def of(cls, ep: EntryPoint | Any) -> Provider:
-        """The distribution behind ``ep``; ``?`` for what its metadata does not say."""
-        name = version = "?"
-        requires: tuple[str, ...] = ()
-        with contextlib.suppress(Exception):  # a damaged dist-info still lists, as "?"
-            if ep.dist is not None:
-                name, version, requires = _headers(ep.dist)
-        # What metadata says is printed by engines: printable, bounded, whatever a dist-info holds.
-        shown = tuple(printable(line, 300) for line in requires[:200])
-        return cls(printable(name, 200), printable(version, 100), printable(ep.value, 300), shown)
-
-
-def _headers(dist: Distribution) -> tuple[str, str, tuple[str, ...]]:
-    """``Name``, ``Version`` and every ``Requires-Dist`` from the metadata's header lines.
-
-    ``dist.metadata`` runs the e-mail parser over the whole file, a plugin's README
-    included, for each field read: every engine shown paid for it at start-up.
-    """
-    fields: dict[str, str] = {}
-    requires: list[str] = []
-    for line in (dist.read_text("METADATA") or dist.read_text("PKG-INFO") or "").splitlines():
-        if not line.strip():
-            break  # the headers end at the first blank line; the description follows
-        key, colon, value = line.partition(":")
-        if colon and key in ("Name", "Version"):
-            fields.setdefault(key, value.strip())
-        elif colon and key == "Requires-Dist":
-            requires.append(value.strip())
-    if len(fields) < 2:  # an unusual file: the standard reader decides
-        meta = dist.metadata
-        fields = {key: str(meta[key]) for key in ("Name", "Version") if key in meta}
-        requires = [str(line) for line in meta.get_all("Requires-Dist") or ()]
-    return fields.get("Name", "?"), fields.get("Version", "?"), tuple(requires)
-
-
-@attrs.frozen
-class Failure:
-    """An engine that could not be registered: what provided it and what went wrong."""
-
-    name: str
-    source: str
-    reason: str
-    providers: tuple[Provider, ...] = attrs.field(default=(), kw_only=True)
-
-
-@attrs.frozen
-class EngineStatus:
-    """One row of ``enginekit engines``: ok, disabled, unavailable or failed, why, and what provides it."""
-
-    name: str
-    #: One of :data:`STATUSES`.
-    status: str
-    reason: str = attrs.field(default="", kw_only=True)
-    #: The distributions that provide it: one, none for an engine added in process, or
-    #: several when they clash over the name.
-    providers: tuple[Provider, ...] = attrs.field(default=(), kw_only=True)
-    #: The hooks the engine implements, sorted; ``None`` when it was never loaded.
-    hooks: tuple[str, ...] | None = attrs.field(default=None, kw_only=True)
-    #: What added an engine that no distribution provides (``Registry.add``'s ``source``).
-    origin: str = attrs.field(default="", kw_only=True)
-
-    #: Seconds importing its module and building its plugin object took; ``None`` when never loaded.
-    import_seconds: float | None = attrs.field(default=None, kw_only=True)
-    #: The hook that broke when ``engines --check`` planned its example (``failed`` rows only).
-    failed_hook: str = attrs.field(default="", kw_only=True)
-
-    @property
-    def plugin_api(self) -> Asked | None:
-        """The plugin API the providing distribution asks for; ``None`` unless exactly one provides it."""
-        return asked_for(self.providers[0].requires) if len(self.providers) == 1 else None
-
-    @property
-    def engine(self) -> str:
-        """The engine's name (the JSON field's name)."""
-        return self.name
-
-    @property
-    def detail(self) -> str:
-        """The reason; the name this field had before it was structured."""
-        return self.reason
-
-    @property
-    def source(self) -> str:
-        """What provided it, as one line: ``dist version (module:attr)``, joined with "and"."""
-        return " and ".join(str(p) for p in self.providers) or self.origin
-
-    @property
-    def distribution(self) -> str | None:
-        """The providing distribution, when exactly one provides it."""
-        return self.providers[0].distribution if len(self.providers) == 1 else None
-
-    @property
-    def version(self) -> str | None:
-        """The providing distribution's version, when exactly one provides it."""
-        return self.providers[0].version if len(self.providers) == 1 else None
-
-    @property
-    def entry_point(self) -> str | None:
-        """``module:attribute`` of the entry point, when exactly one provides it."""
-        return self.providers[0].entry_point if len(self.providers) == 1 else None
 
 
 class _BadHooks(pluggy.PluginValidationError):
@@ -439,6 +316,8 @@ class Registry:
 
         :raises EngineUnavailable: for a name no installed distribution provides.
         """
+        from enginekit.platform.status import EngineStatus
+
         wanted: set[str] | None = None
         if names is not None:
             wanted = set(names)
@@ -584,6 +463,8 @@ class Registry:
         # Reported where it matters, once: by ``engines`` and when this engine is asked
         # for. Logging it here would print it on every command, for every engine.
         logger().debug("engine %r unavailable (%s): %s", name, source, reason)
+        from enginekit.platform.status import Failure
+
         self.failures[name] = Failure(name, source, reason, providers=providers)
 
     def _remove(self, name: str) -> None:
