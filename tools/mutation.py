@@ -269,7 +269,7 @@ TARGETS: tuple[Target, ...] = (
         "core.entrypoints",
         "core",
         "src/enginekit/platform/entrypoints.py",
-        ("tests/test_entrypoints.py", "tests/test_registry_loading.py"),
+        ("tests/test_entrypoints.py", "tests/test_registry_loading.py", "tests/test_registry.py"),
     ),
     Target("core.inputs", "core", "src/enginekit/platform/inputs.py", ("tests/test_hook_inputs.py",)),
     Target("core.frozen", "core", "src/enginekit/base/frozen.py", ("tests/test_hook_inputs.py",)),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -380,3 +381,25 @@ def test_what_a_plugin_prints_has_the_key_masked(capsys: pytest.CaptureFixture[s
     out, err = capsys.readouterr()
     assert out == ""
     assert err == "debug: key <secret>\n"
+
+
+@pytest.mark.parametrize(
+    ("columns", "width"),
+    [("120", 118), (" 100", 98), ("+100", 98), ("²", 78), ("0", 78), ("-5", 78), ("x", 78)],
+)
+def test_the_help_is_as_wide_as_shutil_says_whatever_columns_holds(
+    columns: str, width: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from enginekit.cli import parser
+
+    monkeypatch.setenv("COLUMNS", columns)
+
+    def no_terminal(*_: object) -> os.terminal_size:
+        raise OSError("no terminal")
+
+    monkeypatch.setattr(os, "get_terminal_size", no_terminal)
+    assert parser._Formatter("enginekit")._width == width
+    assert shutil.get_terminal_size().columns - 2 == width
+    assert parser.build_parser().format_help()

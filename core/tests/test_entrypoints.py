@@ -175,16 +175,26 @@ def test_a_hand_off_answers_what_the_standard_reader_does(
     assert "zipped" in (found[0].dist.read_text("METADATA") or "")
 
 
-def test_a_hand_off_that_the_standard_reader_breaks_on_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(**_: object) -> object:
-        raise TypeError("a line without '='")
-
+def test_a_hand_off_names_what_the_standard_reader_breaks_on_and_lists_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A line without '=' anywhere in a file makes importlib.metadata raise for that
+    # distribution, and entry_points() for every distribution: one is named, none hidden.
+    write(tmp_path, "broken-1.dist-info", "[console_scripts]\nbroken\n")
+    write(tmp_path, "good-1.dist-info", f"[{GROUP}]\ngood = g:G\n")
+    write(tmp_path, "good-2.dist-info", f"[{GROUP}]\nshadowed = s:S\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
     monkeypatch.setattr(entrypoints, "read_directories", lambda group, path: None)
-    monkeypatch.setattr(importlib.metadata, "entry_points", broken)
-    assert entrypoints.entry_points(GROUP) == (
-        [],
-        ["the installed distributions' entry points are unreadable (TypeError)"],
-    )
+    importlib.invalidate_caches()
+    with pytest.raises(TypeError):
+        importlib.metadata.entry_points(group=GROUP)
+    found, problems = entrypoints.entry_points(GROUP)
+    assert [(ep.name, ep.value) for ep in found] == [("good", "g:G")] or [
+        (ep.name, ep.value) for ep in found
+    ] == [("shadowed", "s:S")]
+    assert problems == [
+        f"{tmp_path / 'broken-1.dist-info'}: its entry points are unreadable (TypeError); skipped"
+    ]
 
 
 # --- what the standard reader breaks on, read on
@@ -336,3 +346,71 @@ class TestSections:
         found = read_directories("g", [str(tmp_path)])
         assert found is not None
         assert [ep.name for ep in found[0]] == ["shown"]
+
+
+def test_many_broken_lines_are_one_warning(tmp_path: Path) -> None:
+    write(tmp_path, "odd-1.dist-info", f"[{GROUP}]\n" + "junk\n" * 1000)
+    assert read_directories(GROUP, [str(tmp_path)]) == (
+        [],
+        [f"{tmp_path / 'odd-1.dist-info'}: entry_points.txt [{GROUP}] has 1000 lines without '='; skipped"],
+    )
+
+
+def test_a_hostile_directory_name_cannot_forge_a_line(tmp_path: Path) -> None:
+    write(tmp_path, "evil\x1b[2J\nenginekit: error: spoofed-1.dist-info", b"\xff")
+    write(tmp_path, "\x1b[31mred-1.dist-info", f"[{GROUP}]\nx\n")
+    found = read_directories(GROUP, [str(tmp_path)])
+    assert found is not None
+    assert len(found[1]) == 2
+    for problem in found[1]:
+        assert "\n" not in problem
+        assert "\x1b" not in problem
+
+
+def test_a_hand_off_tells_distributions_apart_by_the_standard_readers_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Named from the directory, as importlib.metadata does: a METADATA naming another
+    # distribution does not make two one.
+    write(tmp_path, "alpha-1.dist-info", f"[{GROUP}]\nalpha = a:A\n", "Name: beta\nVersion: 1\n")
+    write(tmp_path, "beta-1.dist-info", f"[{GROUP}]\nbeta = b:B\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+    monkeypatch.setattr(entrypoints, "read_directories", lambda group, path: None)
+    importlib.invalidate_caches()
+    found, problems = entrypoints.entry_points(GROUP)
+    assert (
+        sorted(ep.name for ep in found)
+        == ["alpha", "beta"]
+        == sorted(row[0] for row in standard([str(tmp_path)]))
+    )
+    assert problems == []
+
+
+def test_a_finders_distribution_that_breaks_is_named_as_such(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Broken(importlib.metadata.Distribution):
+        def read_text(self, filename: str) -> str | None:
+            return {
+                "METADATA": "Name: finder-made\nVersion: 1\n",
+                "entry_points.txt": "[x]\nno equals\n",
+            }.get(filename)
+
+        def locate_file(self, path: object) -> Path:
+            raise NotImplementedError
+
+    class Finder:
+        @staticmethod
+        def find_distributions(context: object = None) -> Iterator[importlib.metadata.Distribution]:
+            return iter([Broken()])
+
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Finder])
+    found, problems = entrypoints.entry_points(GROUP)
+    assert "a distribution a finder lists: its entry points are unreadable (TypeError); skipped" in problems
+    assert all(ep.group == GROUP for ep in found)
+
+
+def test_a_value_holding_an_equals_sign_is_split_at_the_first(tmp_path: Path) -> None:
+    write(tmp_path, "x-1.dist-info", f"[{GROUP}]\ne = a = b\n")
+    assert ours([str(tmp_path)]) == standard([str(tmp_path)])
+    found = read_directories(GROUP, [str(tmp_path)])
+    assert found is not None
+    assert [(ep.name, ep.value) for ep in found[0]] == [("e", "a = b")]

@@ -12,7 +12,7 @@ import pytest
 from enginekit import plugin as ek
 from enginekit.cli.app import main
 from enginekit.plugin import OptionTable
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 
@@ -156,6 +156,8 @@ def test_the_module_reads_back_checks_and_refuses_what_would_not(tmp_path: Path)
         ek.table_module_text(dict(document, format=9))
 
 
+# No deadline: each example builds argparse parsers, and a loaded CI machine once took 390 ms.
+@settings(deadline=None)
 @given(st.lists(st.sampled_from(["1.0", "1.1", "1.2", "2.0"]), min_size=1, max_size=6))
 def test_merging_releases_in_any_order_gives_one_document(order: list[str]) -> None:
     def read(r: str) -> ek.ReleaseRead:

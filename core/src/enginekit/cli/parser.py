@@ -331,13 +331,17 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 
 
 def _columns() -> int:
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
+    """The terminal's width by ``shutil.get_terminal_size``'s rule, whatever ``$COLUMNS`` holds."""
     try:
-        return os.get_terminal_size().columns or 80
-    except (OSError, ValueError):  # no terminal on stdout, or stdout closed
-        return 80
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):  # unset, or no number (``COLUMNS=²`` is a digit, not an int)
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size().columns
+        except (OSError, ValueError):  # no terminal on stdout, or stdout closed
+            columns = 0
+    return columns if columns > 0 else 80
 
 
 class _Deferred:

@@ -12,9 +12,14 @@ finder on ``sys.meta_path`` that lists distributions of its own) it says so, and
 :func:`entry_points` asks ``importlib.metadata``. The tests compare both readers over
 generated trees.
 
-Where the standard reader raises, on a distribution whose ``entry_points.txt`` is not
-UTF-8 or has a line without ``=``, this one names the distribution and reads on: one broken
-package elsewhere on the path must not stop every command.
+"The same" holds for the names installers write; for hand-made directory names whose
+lowercasing depends on their neighbours (a Greek capital sigma before ``.`` and ``_``),
+which copy of a name is kept may differ. Where the standard reader raises, on a
+distribution whose ``entry_points.txt`` is not UTF-8 or has a line without ``=``, this one
+reads on: a distribution whose entry points in the group are unreadable is named in a
+warning (its name made printable, once however many lines are broken), one broken only
+elsewhere in its file is not (when handed off, the standard reader cannot tell, and it is),
+and every other distribution is listed.
 """
 
 from __future__ import annotations
@@ -165,11 +170,14 @@ def _read(dist: MetadataDirectory, group: str, problems: list[str]) -> Iterator[
     try:
         text = dist.read_text("entry_points.txt")
     except (UnicodeDecodeError, OSError) as error:
-        problems.append(f"{dist.path}: entry_points.txt is unreadable ({type(error).__name__}); skipped")
+        problems.append(
+            f"{printable(dist.path)}: entry_points.txt is unreadable ({type(error).__name__}); skipped"
+        )
         return
     if not text:
         return
     section: str | None = None  # lines before the first section belong to none
+    broken = 0
     for raw in text.splitlines():
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -181,17 +189,34 @@ def _read(dist: MetadataDirectory, group: str, problems: list[str]) -> Iterator[
             if equals:
                 yield EntryPoint(name.strip(), value.strip(), group, dist)
             else:
-                problems.append(f"{dist.path}: entry_points.txt [{group}] has a line without '='; skipped")
+                broken += 1
+    if broken:
+        lines = "a line" if broken == 1 else f"{broken} lines"
+        where = f"{printable(dist.path)}: entry_points.txt [{printable(group)}]"
+        problems.append(f"{where} has {lines} without '='; skipped")
 
 
 def _standard(group: str) -> tuple[list[EntryPoint], list[str]]:
+    """The standard reader's answer, one distribution at a time: one it cannot read hides no other."""
     import importlib.metadata
 
-    try:
-        declared = importlib.metadata.entry_points(group=group)
-    except Exception as error:  # one damaged distribution: the standard reader gives up on all
-        return [], [f"the installed distributions' entry points are unreadable ({type(error).__name__})"]
-    return [EntryPoint(ep.name, ep.value, ep.group, ep.dist) for ep in declared], []
+    found: list[EntryPoint] = []
+    problems: list[str] = []
+    seen: set[str] = set()
+    for dist in importlib.metadata.distributions():
+        try:
+            # The standard reader's own key for "the same distribution": entry_points() dedups
+            # by it (Python 3.10 onwards; named from the directory, else the metadata).
+            key = dist._normalized_name  # type: ignore[attr-defined]
+            if key in seen:
+                continue
+            seen.add(key)
+            declared = dist.entry_points.select(group=group)
+            found.extend(EntryPoint(ep.name, ep.value, ep.group, dist) for ep in declared)
+        except Exception as error:  # a damaged distribution: named, and the others read
+            where = printable(str(getattr(dist, "_path", "a distribution a finder lists")))
+            problems.append(f"{where}: its entry points are unreadable ({type(error).__name__}); skipped")
+    return found, problems
 
 
 class Provider(NamedTuple):
