@@ -7,6 +7,9 @@ prints a score table. Not part of the default test run; see ``docs/mutation-test
     python3 -m uv run --all-packages --group mutation python tools/mutation.py            # every target
     python3 -m uv run --all-packages --group mutation python tools/mutation.py core.envpolicy vllm.argpolicy
     python3 -m uv run --all-packages --group mutation python tools/mutation.py --list
+    python3 -m uv run --all-packages --group mutation python tools/mutation.py --fail-under 95 --record
+    python3 -m uv run --all-packages --group mutation python tools/mutation.py \
+        --fail-under 95 --changed --rotate 300
 
 Why a runner and not a bare ``mutmut run``: mutmut names a mutant after its file's path,
 and only a ``src/`` directory at the working directory is stripped from it. In this
@@ -25,6 +28,7 @@ unmutated code computed before mutmut forked the worker.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -484,6 +488,145 @@ def _equivalents() -> dict[tuple[str, str, str], str]:
     return {(row["target"], row["original"], row["mutant"]): row["why"] for row in rows}
 
 
+#: What each gated target scored, and over which inputs: ``mutation-record.json``, written
+#: by ``--record`` after a run and read by ``--changed``. A target whose inputs are the ones
+#: recorded, with a recorded score over the line, is verified without running it again.
+RECORD_FILE = Path(__file__).resolve().parent / "mutation-record.json"
+
+#: Raised when what a target's digest covers, or how a run scores, changes meaning: every
+#: recorded target then runs again.
+RECORD_SCHEMA = 1
+
+
+def _test_files(target: Target) -> list[str]:
+    """The files of a target's test selection (``file::test`` names its file), and the conftests."""
+    files = {test.split("::")[0] for test in target.tests}
+    files.add("tests/conftest.py")
+    return sorted(files)
+
+
+def inputs_digest(target: Target, root: Path = ROOT) -> str:
+    """A digest of everything a target's score is a function of, as far as it is its own.
+
+    The module, the files of its test selection and their conftest, its row in the table,
+    its documented equivalents and hand-written mutants, mutmut's pin and shared settings.
+    Not covered: other modules its tests call. That drift is what ``--rotate`` is for.
+    """
+    digest = hashlib.sha256()
+
+    def add(label: str, data: bytes) -> None:
+        digest.update(f"{label}\0{len(data)}\0".encode())
+        digest.update(data)
+
+    add("schema", str(RECORD_SCHEMA).encode())
+    row = (target.name, target.dist, target.source, target.tests, target.gated)
+    add("row", repr(row).encode())
+    dist = root / target.dist
+    for relative in [target.source, *_test_files(target)]:
+        path = dist / relative
+        add(relative, path.read_bytes() if path.is_file() else b"(absent)")
+    equivalents = json.loads((root / "tools" / EQUIVALENTS_FILE.name).read_text(encoding="utf-8"))
+    mine = sorted((r["original"], r["mutant"], r["why"]) for r in equivalents if r["target"] == target.name)
+    add("equivalents", json.dumps(mine).encode())
+    add("hand", repr([m for m in HAND if m.target == target.name]).encode())
+    add("settings", json.dumps(_root_settings(root), sort_keys=True).encode())
+    add("mutmut", json.dumps(_mutmut_pin(root)).encode())
+    return digest.hexdigest()
+
+
+def _mutmut_pin(root: Path) -> list[str]:
+    return list(_pyproject(root).get("dependency-groups", {}).get("mutation", []))
+
+
+def read_record(path: Path = RECORD_FILE) -> dict[str, dict[str, Any]]:
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return dict(data.get("targets", {}))
+
+
+def write_record(scores: Sequence[Score], path: Path = RECORD_FILE, root: Path = ROOT) -> None:
+    """Record each target that ran to the end: its inputs' digest and what it scored."""
+    record = read_record(path)
+    for s in scores:
+        if not s.complete:
+            record.pop(s.target.name, None)
+            continue
+        record[s.target.name] = {
+            "inputs": inputs_digest(s.target, root),
+            "score": round(s.score_without_equivalents, 2),
+            "seconds": round(s.seconds),
+        }
+    known = {t.name for t in TARGETS}
+    targets = {name: record[name] for name in sorted(record) if name in known}
+    text = json.dumps({"schema": RECORD_SCHEMA, "targets": targets}, indent=1)
+    path.write_text(text + "\n", encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which targets a ``--changed`` run takes, and why; the rest were verified as recorded."""
+
+    changed: tuple[Target, ...]
+    rotating: tuple[Target, ...]
+    verified: tuple[Target, ...]
+
+    @property
+    def chosen(self) -> list[Target]:
+        names = {t.name for t in (*self.changed, *self.rotating)}
+        return [t for t in TARGETS if t.name in names]
+
+
+def select(
+    targets: Sequence[Target],
+    record: dict[str, dict[str, Any]],
+    digests: dict[str, str],
+    fail_under: float,
+    seed: str,
+    rotate_s: float,
+) -> Selection:
+    """The targets whose inputs or score differ from the record, and a rotating few of the rest.
+
+    A target is verified when the record holds its current inputs' digest and a score at
+    or over ``fail_under``. Of the verified, an order drawn from ``seed`` (the commit under
+    test, so every commit draws another) picks targets by their recorded time until
+    ``rotate_s`` is spent, the first always: across commits each target runs again, and a
+    score that drifted through a module its tests only call is caught.
+    """
+    changed: list[Target] = []
+    verified: list[Target] = []
+    for target in targets:
+        entry = record.get(target.name)
+        current = (
+            entry is not None
+            and entry.get("inputs") == digests[target.name]
+            and float(entry.get("score", -1.0)) >= fail_under
+        )
+        (verified if current else changed).append(target)
+    order = sorted(verified, key=lambda t: hashlib.sha256(f"{seed}\0{t.name}".encode()).hexdigest())
+    rotating: list[Target] = []
+    spent = 0.0
+    for target in order if rotate_s > 0 else ():
+        seconds = float(record[target.name].get("seconds", 0))
+        if rotating and spent + seconds > rotate_s:
+            continue
+        rotating.append(target)
+        spent += seconds
+    rest = tuple(t for t in verified if t not in rotating)
+    return Selection(tuple(changed), tuple(rotating), rest)
+
+
+def _head(root: Path = ROOT) -> str:
+    """The commit under test, the rotation's seed; empty outside a git checkout."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=False, timeout=30
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
 #: The exit codes mutmut records, by what they mean for the score.
 _KILLED = {1, 3, 36, 37, 24, -24, 152, 255}  # failed, pytest error, timeouts, type check
 _SURVIVED = {0}
@@ -598,13 +741,17 @@ def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
 # --- one target, in its own process ---------------------------------------------------------------
 
 
-def _root_settings() -> dict[str, Any]:
+def _pyproject(root: Path = ROOT) -> dict[str, Any]:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on 3.10 only
         import tomli as tomllib
-    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    settings: dict[str, Any] = data.get("tool", {}).get("mutmut", {})
+    data: dict[str, Any] = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    return data
+
+
+def _root_settings(root: Path = ROOT) -> dict[str, Any]:
+    settings: dict[str, Any] = _pyproject(root).get("tool", {}).get("mutmut", {})
     return settings
 
 
@@ -856,6 +1003,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="PERCENT",
         help="exit 1 when a gated target scores less, documented equivalents set aside (release: 95)",
     )
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help=f"write each finished target's inputs digest and score to {RECORD_FILE.name}",
+    )
+    parser.add_argument(
+        "--changed",
+        action="store_true",
+        help="only the gated targets whose inputs or score differ from the record (needs --fail-under)",
+    )
+    parser.add_argument(
+        "--rotate",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="with --changed: also rerun verified targets, drawn by --seed, for about this long",
+    )
+    parser.add_argument("--seed", help="the rotation's draw (default: the checkout's HEAD commit)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--collect-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -875,8 +1040,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown targets {unknown}; have {sorted(by_name)}")
     chosen = [by_name[n] for n in args.targets] if args.targets else list(TARGETS)
-    if args.gated:
+    if args.gated or args.changed:
         chosen = [t for t in chosen if t.gated]
+    if args.changed:
+        if args.fail_under is None:
+            parser.error("--changed needs --fail-under: a recorded score under it is run again")
+        seed = _head() if args.seed is None else args.seed
+        digests = {t.name: inputs_digest(t) for t in chosen}
+        selection = select(chosen, read_record(), digests, args.fail_under, seed, args.rotate)
+        groups = (("changed since the record", selection.changed), ("rotating", selection.rotating))
+        for label, group in groups:
+            print(f"{label}: {', '.join(t.name for t in group) or 'none'}")
+        verified = ", ".join(t.name for t in selection.verified) or "none"
+        print(f"verified as recorded, inputs unchanged (seed {seed[:12] or 'none'}): {verified}", flush=True)
+        chosen = selection.chosen
 
     RESULTS.mkdir(exist_ok=True)
     scores = []
@@ -894,6 +1071,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         hand = run_hand([m for m in HAND if m.target in chosen_names])
         report += "\n\nIssue 17's hand-written mutants, each against its module's tests:\n\n"
         report += "\n".join(f"- {m.target}: {m.name}: {verdict}" for m, verdict in hand)
+    if args.record:
+        write_record(scores)
     survivors = survivors_report(scores)
     (RESULTS / "report.md").write_text(f"{report}\n\n## Survivors\n\n{survivors}", encoding="utf-8")
     print()
