@@ -47,7 +47,45 @@ def test_an_empty_variable_name_is_refused_not_read_as_not_given(
 ) -> None:
     code, out, err = run(capsys, WORKER, "--config", config, option, "")
     assert (code, out) == (2, "")
-    assert f"argument {option}: expected an environment variable's name, got ''" in err
+    assert (
+        f"argument {option}: expected a variable name (letters, digits and '_', not starting with a digit), got ''"
+        in err
+    )
+
+
+@pytest.mark.parametrize(
+    ("option", "variable", "why"),
+    [
+        ("--api-key-from-env", "spec_dir", "the key's variable must be upper case"),
+        (
+            "--api-key-from-env",
+            "SLURM_JOB_ID",
+            "a scheduler or Kubernetes sets, whose value anybody can guess",
+        ),
+        ("--api-key-from-env", "HOSTNAME", "the shell, the runtime or enginekit reads itself"),
+        ("--api-key-from-env", "ENGINEKIT_CONFIG", "the shell, the runtime or enginekit reads itself"),
+        ("--rank-from-env", "BASH_ENV", "the shell, the runtime or enginekit reads itself"),
+        ("--leader-addr-from-env", "IFS", "the shell, the runtime or enginekit reads itself"),
+        ("--bind-addr-from-env", "LD_PRELOAD", "the shell, the runtime or enginekit reads itself"),
+        ("--bind-addr-from-env", "ENGINEKIT_API_KEY", "carries api_key, not bind_addr"),
+    ],
+)
+def test_a_variable_the_shell_slurm_or_enginekit_owns_carries_nothing(
+    capsys: pytest.CaptureFixture[str], config: str, option: str, variable: str, why: str
+) -> None:
+    code, out, err = run(capsys, WORKER, "--config", config, option, variable, **{variable: "10.0.0.7"})
+    assert (code, out) == (2, "")
+    assert f"argument {option}: " in err
+    assert why in err
+
+
+def test_the_key_and_the_rank_cannot_share_a_variable(
+    capsys: pytest.CaptureFixture[str], config: str
+) -> None:
+    options = ["--rank-from-env", "SHARED", "--api-key-from-env", "SHARED"]
+    code, out, err = run(capsys, WORKER, "--config", config, *options, SHARED="1")
+    assert (code, out) == (2, "")
+    assert err == "enginekit: error: rank from $SHARED: the API key's variable too; one cannot be both\n"
 
 
 def test_a_missing_variable_and_a_bad_address_are_listed_together(

@@ -285,6 +285,12 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target("core.optiongen", "core", "src/enginekit/policy/optiongen.py", ("tests/test_optiongen.py",)),
     Target(
+        "core.carriers",
+        "core",
+        "src/enginekit/policy/carriers.py",
+        ("tests/test_carriers.py", "tests/test_run_fromenv.py"),
+    ),
+    Target(
         "vllm.argpolicy",
         "plugins/vllm",
         "src/enginekit_vllm/argpolicy.py",

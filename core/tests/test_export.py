@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from typing import Any
@@ -21,9 +22,10 @@ from enginekit.export.options import (
     site_options,
 )
 from enginekit.export.runline import RunLine
-from enginekit.export.slurm import script
+from enginekit.export.slurm import SCRIPT_VARIABLES, script
 from enginekit.export.template import RankTemplate, rank_template, readable_json
 from enginekit.platform.config import load_config
+from enginekit.policy import carriers
 from enginekit.replica.spec import load_replica
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -342,7 +344,8 @@ def test_lws_options_are_checked(options: dict[str, Any], problem: str) -> None:
         ),
         (
             {"api_key_env": "1BAD"},
-            "--api-key-env: expected a variable name (letters, digits, '_'), got '1BAD'",
+            "--api-key-env: expected a variable name (letters, digits and '_', not starting with a digit), "
+            "got '1BAD'",
         ),
         (
             {"enginekit": "/opt/x y"},
@@ -453,22 +456,35 @@ def test_an_rdma_resource_never_changes_the_gpu_count() -> None:
 
 
 @pytest.mark.parametrize(
-    ("options", "variable"),
+    ("options", "why"),
     [
-        ({"api_key_env": "spec_source"}, "spec_source"),  # then set to a temporary path: the key
-        ({"api_key_env": "spec"}, "spec"),
-        ({"api_key_env": "PATH"}, "PATH"),
-        ({"api_key_env": "SLURM_PROCID"}, "SLURM_PROCID"),
-        ({"bind_addr_env": "SLURM_LAUNCH_NODE_IPADDR"}, "SLURM_LAUNCH_NODE_IPADDR"),
-        ({"bind_addr_env": "LD_PRELOAD"}, "LD_PRELOAD"),
+        # The script's own variables, each set to a value anybody can guess (a path, a host).
+        *(
+            ({"api_key_env": own}, "must be upper case")
+            for own in ("spec_source", "spec", "spec_dir", "first_node")
+        ),
+        ({"api_key_env": "PATH"}, "the shell, the runtime or enginekit reads"),
+        ({"api_key_env": "BASH_ENV"}, "the shell, the runtime or enginekit reads"),
+        ({"api_key_env": "ENV"}, "the shell, the runtime or enginekit reads"),
+        ({"api_key_env": "ENGINEKIT_ENGINES"}, "the shell, the runtime or enginekit reads"),
+        ({"api_key_env": "ENGINEKIT_POD_IP"}, "carries leader_addr or bind_addr, not api_key"),
+        ({"api_key_env": "SLURM_PROCID"}, "a scheduler or Kubernetes sets"),
+        ({"api_key_env": "SLURM_JOB_ID"}, "a scheduler or Kubernetes sets"),
+        ({"api_key_env": "SBATCH_PARTITION"}, "a scheduler or Kubernetes sets"),
+        ({"api_key_env": "SRUN_CPUS_PER_TASK"}, "a scheduler or Kubernetes sets"),
+        ({"bind_addr_env": "SLURM_LAUNCH_NODE_IPADDR"}, "Slurm's or a launcher's"),
+        ({"bind_addr_env": "LD_PRELOAD"}, "the shell, the runtime or enginekit reads"),
+        ({"bind_addr_env": "first_node"}, "upper-case name (the script's own are lower case)"),
     ],
 )
-def test_the_key_and_address_variables_are_the_sites_own(options: dict[str, Any], variable: str) -> None:
+def test_the_key_and_address_variables_are_the_sites_own(options: dict[str, Any], why: str) -> None:
     with pytest.raises(ExportError) as caught:
         check_slurm(SlurmOptions(**options))
     (problem,) = caught.value.problems
     flag = "--api-key-env" if "api_key_env" in options else "--bind-addr-env"
-    assert problem.startswith(f"{flag}: {variable!r} is a variable the script, Slurm or the processes use")
+    assert problem.startswith(f"{flag}: ")
+    assert why in problem
+    assert repr(next(iter(options.values()))) in problem
 
 
 def test_one_variable_cannot_be_the_key_and_the_address() -> None:
@@ -563,6 +579,75 @@ def test_the_script_stops_unless_it_runs_on_the_first_node_where_rank_0_starts(
         assert ran.returncode == 1
         assert ran.stdout == ""  # nothing made on the nodes, no rank started
         assert "the batch script runs on n1, not on the first node n2, where rank 0 starts" in ran.stderr
+
+
+#: An assignment as a shell reads one: ``NAME=`` at a word's start, or ``export``/``read``/``for``.
+_ASSIGNED = re.compile(r"(?:^|[\s;&|(])(?:(?:export|readonly|local|declare)\s+)?([A-Za-z_][A-Za-z0-9_]*)\+?=")
+_NAMED = re.compile(r"\b(?:export|read|for)\s+(?:-\w+\s+)*([A-Za-z_][A-Za-z0-9_]*)")
+_SLURM_OPTIONS = st.fixed_dictionaries(
+    {},
+    optional={
+        "one_node": st.booleans(),
+        "api_key_file": st.just("/etc/llm/key"),
+        "api_key_env": st.sampled_from(["ENGINEKIT_API_KEY", "LLM_KEY", "K"]),
+        "bind_addr_env": st.just("NODE_ADDR"),
+        "node_config": st.just("/etc/enginekit.toml"),
+        "startup_timeout": st.just(600.0),
+    },
+)
+
+
+def _assigned(text: str) -> set[str]:
+    """Every variable a script assigns, the here-document's JSON left out."""
+    body = re.sub(r"<<'ENGINEKIT_SPEC'\n.*?\nENGINEKIT_SPEC\n", "\n", text, flags=re.S)
+    code = "\n".join(line for line in body.splitlines() if not line.lstrip().startswith("#"))
+    return set(_ASSIGNED.findall(code)) | set(_NAMED.findall(code))
+
+
+@settings(max_examples=40, deadline=None)
+@given(options=_SLURM_OPTIONS, key=st.booleans())
+def test_no_variable_the_script_assigns_could_carry_the_key(options: dict[str, Any], key: bool) -> None:
+    text = _script(ONE_HOST if options.get("one_node") else REPLICA, key=key, **options)
+    key_variable = options.get("api_key_env", "ENGINEKIT_API_KEY")
+    own = _assigned(text) - {key_variable}
+    assert own <= set(SCRIPT_VARIABLES)
+    assert "spec" in own  # the parser sees the script's assignments
+    if not options.get("one_node"):
+        assert "first_node" in own
+    if key and options.get("api_key_file"):
+        assert key_variable in _assigned(text)  # read from the file, and only that
+    for name in SCRIPT_VARIABLES:
+        assert name == name.lower()
+        assert carriers.problem(name, "api_key") is not None
+        assert carriers.problem(name, "bind_addr") is None or not carriers.KEY_NAME.match(name)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="no bash here to run the script")
+@pytest.mark.parametrize("variable", ["ENGINEKIT_API_KEY", "LLM_KEY", "SPEC_DIR", "FIRST_NODE", "SPEC"])
+def test_the_ranks_get_the_key_the_submitter_set(variable: str, tmp_path: Any) -> None:
+    # The script run by bash as sbatch would, with stand-ins for Slurm's commands: srun
+    # prints what its tasks would read from the key's variable.
+    for name, body in {
+        "scontrol": "echo n1; echo n9",
+        "sbcast": "exit 0",
+        "srun": f'case "$*" in *mkdir*) ;; *) printf "%s" "${variable}" ;; esac',
+    }.items():
+        (tmp_path / name).write_text(f"#!/bin/sh\n{body}\n")
+        (tmp_path / name).chmod(0o755)
+    environ = {
+        "PATH": f"{tmp_path}:/usr/bin:/bin",
+        "SLURM_JOB_ID": "7",
+        "SLURM_JOB_NUM_NODES": "2",
+        "SLURM_JOB_NODELIST": "n[1,9]",
+        "SLURMD_NODENAME": "n1",
+        "SLURM_CPUS_ON_NODE": "4",
+        "TMPDIR": str(tmp_path),
+        variable: "the-submitters-key-0123456789",
+    }
+    check_slurm(SlurmOptions(api_key_env=variable))
+    text = _script(api_key_env=variable)
+    ran = subprocess.run(["bash", "-s"], input=text, capture_output=True, text=True, timeout=30, env=environ)
+    assert (ran.returncode, ran.stdout) == (0, "the-submitters-key-0123456789"), ran.stderr
 
 
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="no shellcheck here")

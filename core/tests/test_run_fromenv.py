@@ -139,3 +139,18 @@ def test_a_worker_checks_and_consumes_the_key_variable_but_its_engine_never_gets
     assert problems(two_node(make_shard), {"IDX": "1", "K": "short"}, names) == [
         "api_key from $K: shorter than 16 characters, so guessable (the value is not shown)"
     ]
+
+
+def test_a_name_no_such_value_may_travel_in_is_refused_before_anything_is_read(make_shard: MakeShard) -> None:
+    # A scheduler embedding the core is held to the command line's rule.
+    names = FromEnv(rank="PATH", api_key="spec_dir", bind_addr="POD_IP")
+    environ = {"PATH": "/bin", "spec_dir": "/tmp/enginekit-7", "POD_IP": "x y"}
+    assert problems(two_node(make_shard), environ, names) == [
+        "rank from $PATH: 'PATH' is a variable the shell, the runtime or enginekit reads itself; "
+        "name one of your own",
+        "api_key from $spec_dir: the key's variable must be upper case (a letter, then letters, "
+        "digits and '_'), got 'spec_dir'",
+    ]
+    assert problems(two_node(make_shard), {"K": KEY}, FromEnv(rank="K", api_key="K")) == [
+        "rank from $K: the API key's variable too; one cannot be both"
+    ]

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
-from enginekit.cli.values import seconds, variable
+from enginekit.cli.values import carrier, seconds
 
 #: ``enginekit.platform.config.DEFAULT_CONFIG_PATH``, written out so that reading the arguments
 #: imports no config machinery; a test keeps the two equal.
@@ -190,7 +190,7 @@ def _run(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             f"--{field}-from-env",
             metavar="VAR",
-            type=variable,  # not applied to a default of None, as it would be to ""
+            type=carrier(field.replace("-", "_")),  # not applied to a default of None, as to ""
             help=f"take the spec's {field.replace('-', '_')} from $VAR ({example})",
         )
     for option, default, what in RUN_TIMINGS:

@@ -4,15 +4,28 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 
 MAX_TIMEOUT = 86400.0
 
 
-def variable(text: str) -> str:
-    """An environment variable's name; argparse's ``type``. Empty would read as not given."""
-    if not text or "=" in text or "\0" in text:
-        raise argparse.ArgumentTypeError(f"expected an environment variable's name, got {text!r}")
-    return text
+def carrier(field: str) -> Callable[[str], str]:
+    """argparse's ``type`` for ``--FIELD-from-env``: a variable that may carry ``field``.
+
+    Empty would read as not given; a name the shell, Slurm or enginekit sets or reads
+    itself is refused (``enginekit.policy.carriers``), the key's more strictly.
+    """
+
+    def variable(text: str) -> str:
+        from enginekit.policy.carriers import problem
+
+        why = problem(text, field)
+        if why is not None:
+            raise argparse.ArgumentTypeError(why)
+        return text
+
+    variable.__name__ = "variable"  # argparse names the type in its messages
+    return variable
 
 
 def seconds(text: str) -> float:

@@ -10,7 +10,8 @@ from typing import Any, TypeVar
 import attrs
 
 from enginekit.base.errors import ProblemsError, SpecError
-from enginekit.base.text import is_portable_name, unsafe_text
+from enginekit.base.text import unsafe_text
+from enginekit.policy import carriers
 from enginekit.run.options import MAX_SECONDS, STARTUP_TIMEOUT
 from enginekit.spec.convert import structure
 
@@ -18,7 +19,7 @@ from enginekit.spec.convert import structure
 #: ``enginekit run`` itself allows by default, and for the same reason.
 DEFAULT_STARTUP_TIMEOUT = STARTUP_TIMEOUT
 #: The variable the API key travels in, into ``enginekit run --api-key-from-env``.
-DEFAULT_KEY_ENV = "ENGINEKIT_API_KEY"
+DEFAULT_KEY_ENV = carriers.KEY_VARIABLE
 MAX_REPLICAS = 10_000
 
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\Z")
@@ -45,13 +46,6 @@ LWS_NAME_RULE = (
     "a DNS-1035 label: lower-case letters, digits and '-', starting with a letter, "
     "at most 63 characters (it names the set's headless Service)"
 )
-#: The shell variables the batch script sets itself (enginekit.export.slurm).
-SCRIPT_VARIABLES = frozenset({"spec", "spec_source"})
-#: Variables every process, the shell or the runtime linker reads: never a key's or an address's.
-_PROCESS_VARIABLES = frozenset(
-    {"PATH", "HOME", "USER", "SHELL", "TMPDIR", "IFS", "PWD", "CUDA_VISIBLE_DEVICES"}
-)
-
 T = TypeVar("T")
 
 
@@ -201,28 +195,27 @@ def _slurm(o: SlurmOptions) -> Iterator[str]:
             yield f"{flag}: expected an absolute path of plain characters, got {shown(value)}"
     if o.enginekit != "enginekit" and not _PATH.match(o.enginekit):
         yield f"--enginekit: expected an absolute path of plain characters, got {shown(o.enginekit)}"
-    for flag, value in (("--api-key-env", o.api_key_env), ("--bind-addr-env", o.bind_addr_env)):
-        if (value or flag == "--api-key-env") and not is_portable_name(value):
-            yield f"{flag}: expected a variable name (letters, digits, '_'), got {shown(value)}"
-        elif value and _taken(value):
-            # The script sets or reads it, Slurm does, or every process needs it: the key
-            # read into PATH, or into the script's own spec_source (then set to a temporary
-            # path, which the leader would take for its key), breaks the replica.
-            yield (
-                f"{flag}: {value!r} is a variable the script, Slurm or the processes use "
-                f"(SLURM_*, {', '.join(sorted(SCRIPT_VARIABLES | _PROCESS_VARIABLES))}); name one of your own"
-            )
+    # The key and the address reach every rank in variables: never one the script assigns
+    # itself (its own are lower case), nor one the shell, Slurm or enginekit sets or reads
+    # (enginekit.policy.carriers says which and why).
+    if not o.api_key_env:
+        yield "--api-key-env: expected a variable name, got an empty one"
+    else:
+        why = carriers.problem(o.api_key_env, "api_key")
+        if why is not None:
+            yield f"--api-key-env: {why}"
+    if o.bind_addr_env:
+        why = carriers.problem(o.bind_addr_env, "bind_addr")
+        if why is None and not carriers.KEY_NAME.match(o.bind_addr_env):
+            why = f"expected an upper-case name (the script's own are lower case), got {o.bind_addr_env!r}"
+        if why is None and o.bind_addr_env.startswith(carriers.SET_PREFIXES):
+            # Slurm's own address variables name the node srun runs on, not this one.
+            why = f"{o.bind_addr_env!r} is Slurm's or a launcher's; a TaskProlog's variable names this node"
+        if why is not None:
+            yield f"--bind-addr-env: {why}"
     if o.bind_addr_env and o.bind_addr_env == o.api_key_env:
         yield f"--bind-addr-env: {o.bind_addr_env!r} is --api-key-env too: one variable cannot be both"
     yield from _seconds("--startup-timeout", o.startup_timeout, zero=True)
-
-
-def _taken(variable: str) -> bool:
-    return (
-        variable in SCRIPT_VARIABLES
-        or variable in _PROCESS_VARIABLES
-        or variable.startswith(("SLURM_", "SLURMD_", "LD_", "PYTHON"))
-    )
 
 
 def _extended(resource: str) -> bool:

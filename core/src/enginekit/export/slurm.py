@@ -18,6 +18,10 @@ SPEC_END = "ENGINEKIT_SPEC"
 #: runs on, which is the allocation's first, where the batch script runs and rank 0 starts.
 RANK_ENV = "SLURM_PROCID"
 LEADER_ENV = "SLURM_LAUNCH_NODE_IPADDR"
+#: The shell variables the script assigns itself, every one lower case: the variables that
+#: carry the key or an address into the ranks must be upper case
+#: (``enginekit.policy.carriers``), so no assignment here can replace what they carry.
+SCRIPT_VARIABLES = ("first_node", "spec_source", "spec_dir", "spec")
 #: How long the other tasks may outlive the first to end before srun stops them: a group
 #: that lost a member never recovers, and its devices are wanted back.
 WAIT_SECONDS = 60

@@ -9,6 +9,7 @@ import attrs
 
 from enginekit.base.errors import SpecError
 from enginekit.base.text import printable
+from enginekit.policy import carriers
 from enginekit.spec.model import ShardSpec
 
 if TYPE_CHECKING:
@@ -49,11 +50,15 @@ def resolve(spec: ShardSpec, environ: Mapping[str, str], names: FromEnv) -> Reso
     to the engine, never the variable it came in.
 
     :raises SpecError: listing every problem, each naming the field and the variable: not
-        set, empty, not a plain decimal rank, or refused by the spec's rules. No message
-        shows the key.
+        a name no such value may travel in, not set, empty, not a plain decimal rank, or
+        refused by the spec's rules. No message shows the key.
     """
     sourced = names.fields()
-    problems: list[str] = []
+    # The command line refuses these names already; a scheduler embedding the core is
+    # held to the same rule (enginekit.policy.carriers).
+    problems: list[str] = carriers.problems(sourced)
+    if problems:
+        raise SpecError(problems)
     values: dict[str, object] = {}
     for field, variable in sourced.items():
         label = f"{field} from ${printable(variable, 100)}"
