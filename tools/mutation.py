@@ -87,7 +87,14 @@ TARGETS: tuple[Target, ...] = (
             "tests/test_deny_list_table.py",
             "tests/test_reserved_keys_table.py",
             "tests/test_engine_env_policy.py",
+            "tests/test_env_aliases.py",
         ),
+    ),
+    Target(
+        "core.enginepolicy",
+        "core",
+        "src/enginekit/policy/engine.py",
+        ("tests/test_engine_policy.py", "tests/test_env_aliases.py", "tests/test_engine_env_policy.py"),
     ),
     Target(
         "core.speccheck",

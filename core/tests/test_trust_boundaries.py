@@ -20,7 +20,7 @@ import pytest
 from enginekit import Command, EngineError, Profile, ShardSpec, SpecError
 from enginekit.cli import ENV_FORMATS, EXIT_CLOSED_PIPE, main
 from enginekit.placement.builder import CommandBuilder
-from enginekit.policy.engine import EnginePolicy
+from enginekit.policy.engine import EnginePolicy, EnvAlias
 from enginekit.spec.convert import MAX_DOCUMENT_BYTES, MAX_NESTING, structure
 from enginekit.testing import engine_for
 from hypothesis import HealthCheck, given, settings
@@ -403,6 +403,22 @@ MISBEHAVIOURS = [
         "policy",
         lambda: EnginePolicy(open_env=["A_"]),
         "hook policy() returned a policy opening a namespace shorter than 3 characters",
+    ),
+    *(
+        ("policy", bad, "hook policy() returned a policy whose env_aliases are not EnvAlias entries")
+        for bad in (
+            lambda: EnginePolicy(env_aliases=["SGL_"]),  # type: ignore[list-item]
+            lambda: EnginePolicy(env_aliases=[EnvAlias("A_", "ROGUE_", prefix=True)]),  # every A_*
+            lambda: EnginePolicy(env_aliases=[EnvAlias("SAME_", "SAME_", prefix=True)]),
+            lambda: EnginePolicy(env_aliases=[EnvAlias("OLD-X", "NEW_X")]),
+            lambda: EnginePolicy(env_aliases=[EnvAlias("OLD_X", "")]),
+            lambda: EnginePolicy(env_aliases=[EnvAlias("OLD_X", "NEW_X", why="\x1b[2J")]),
+            lambda: EnginePolicy(env_aliases=[EnvAlias("OLD_X", "NEW_X", prefix=1)]),  # type: ignore[arg-type]
+            # A chain: OLD_X is read as MID_X, which another alias reads as NEW_X.
+            lambda: EnginePolicy(
+                env_aliases=[EnvAlias("OLD_X", "MID_X"), EnvAlias("MID_", "NEW_", prefix=True)]
+            ),
+        )
     ),
     (
         "policy",

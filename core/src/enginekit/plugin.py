@@ -54,7 +54,7 @@ if TYPE_CHECKING:
         spelling,
     )
     from enginekit.policy.checks import quantization_of, require_compute_capability
-    from enginekit.policy.engine import EnginePolicy, EnvDeny
+    from enginekit.policy.engine import EnginePolicy, EnvAlias, EnvDeny
     from enginekit.policy.fields import (
         Allowable,
         allow_args,
@@ -117,6 +117,7 @@ _EXPORTS = {
     "EngineClass": "enginekit.platform.hookspecs",
     "EngineError": "enginekit.base.errors",
     "EnginePolicy": "enginekit.policy.engine",
+    "EnvAlias": "enginekit.policy.engine",
     "EnvDeny": "enginekit.policy.engine",
     "FileArg": "enginekit.placement.launcher",
     "GPUInfo": "enginekit.spec.model",
@@ -196,6 +197,7 @@ __all__ = [
     "EngineClass",
     "EngineError",
     "EnginePolicy",
+    "EnvAlias",
     "EnvDeny",
     "FileArg",
     "GPUInfo",

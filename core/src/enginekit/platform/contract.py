@@ -170,6 +170,13 @@ class Answers:
                 "returned a policy whose denied_env holds something other than EnvDeny groups of "
                 "portable names, a printable reason and a true or false floor",
             )
+        if not _aliases_ok(answer.env_aliases):
+            raise self.broken(
+                hook,
+                "returned a policy whose env_aliases are not EnvAlias entries of two different portable "
+                f"names (prefixes of at least {_MIN_NAMESPACE} characters), a printable reason, none the "
+                "alias of another",
+            )
         if not isinstance(answer.syntax, ArgSyntax):
             raise self.broken(hook, "returned a policy whose syntax is not an ArgSyntax")
         for field in ("managed_args", "risky_args", "secret_args"):
@@ -310,6 +317,31 @@ def _deny_group_ok(group: object) -> bool:
     names = (*group.names, *group.prefixes, *group.suffixes)
     name_part = re.compile(_NAME_PART)
     return all(type(name) is str and name_part.match(name) for name in names)
+
+
+def _aliases_ok(aliases: object) -> bool:
+    """Whether ``aliases`` are :class:`EnvAlias` entries the env policy can judge by.
+
+    One step each: an alias whose target another alias rewrites would stand for a third
+    name, which the policy does not follow.
+    """
+    from enginekit.policy.engine import EnvAlias
+
+    if type(aliases) is not tuple:
+        return False
+    name_part = re.compile(_NAME_PART)
+    for alias in aliases:
+        if type(alias) is not EnvAlias or type(alias.prefix) is not bool:
+            return False
+        names = (alias.alias, alias.target)
+        if not all(type(name) is str and name_part.match(name) for name in names):
+            return False
+        short = alias.prefix and len(alias.alias) < _MIN_NAMESPACE
+        if short or alias.alias == alias.target or (alias.why and not _texts(alias.why)):
+            return False
+        if any(other.read_as(alias.target) not in (None, alias.target) for other in aliases):
+            return False
+    return True
 
 
 def _each_text(answers: Answers, hook: str, where: str, what: str, items: Any) -> None:

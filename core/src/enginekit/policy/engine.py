@@ -34,6 +34,10 @@ def _words(names: str | Iterable[str]) -> Iterable[str]:
     return names.split() if isinstance(names, str) else names
 
 
+def _upper(name: str) -> str:
+    return name.upper()
+
+
 def _option_set(options: Iterable[str]) -> frozenset[str]:
     return frozenset(options)
 
@@ -69,6 +73,30 @@ class EnvDeny:
         return upper in self.names or upper.startswith(self.prefixes) or upper.endswith(self.suffixes)
 
 
+@attrs.frozen(cache_hash=True)
+class EnvAlias:
+    """A name the engine reads as another: a profile's alias is judged as its target too.
+
+    ``alias`` and ``target`` are full names, or, with ``prefix``, the starts of names: every
+    name beginning with ``alias`` then stands for the same name with ``target`` in its
+    place (SGLang copies every ``SGL_X`` over ``SGLANG_X`` at start). Compared
+    case-insensitively. An alias only ever adds refusals: the name as spelled is judged as
+    before, and its target as well, so ``SGL_HOST_IP`` is refused wherever
+    ``SGLANG_HOST_IP`` is. ``why`` says where the engine does it, for the messages.
+    """
+
+    alias: str = attrs.field(converter=_upper)
+    target: str = attrs.field(converter=_upper)
+    prefix: bool = False
+    why: str = ""
+
+    def read_as(self, upper: str) -> str | None:
+        """The name the upper-case ``upper`` stands for under this alias; None when it does not apply."""
+        if self.prefix:
+            return self.target + upper[len(self.alias) :] if upper.startswith(self.alias) else None
+        return self.target if upper == self.alias else None
+
+
 @attrs.frozen(kw_only=True)
 class EnginePolicy:
     """One engine's variables and flags: what profiles may set, what they may not, and why.
@@ -93,6 +121,8 @@ class EnginePolicy:
     :ivar allowed_args: The risky options this site allows (the engine config's
         ``allow_args``), in canonical spelling.
     :ivar display_name: The engine as messages name it (``vLLM``, ``llama-server``).
+    :ivar env_aliases: Names the engine reads as other names (:class:`EnvAlias`), for the
+        configured release: each is judged as its target as well as by its own spelling.
     """
 
     open_env: tuple[str, ...] = attrs.field(default=(), converter=_name_tuple)
@@ -106,6 +136,7 @@ class EnginePolicy:
     secret_args: Mapping[str, str] = attrs.field(factory=dict)
     allowed_args: frozenset[str] = attrs.field(default=frozenset(), converter=_option_set)
     display_name: str = ""
+    env_aliases: tuple[EnvAlias, ...] = attrs.field(default=(), converter=tuple[EnvAlias, ...])
 
     def __attrs_post_init__(self) -> None:
         # An option of the tables the syntax does not know would match only when spelled

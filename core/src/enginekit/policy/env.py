@@ -57,7 +57,7 @@ from typing import NamedTuple
 import attrs
 
 from enginekit.base.text import unsafe_text
-from enginekit.policy.engine import EnginePolicy, EnvDeny
+from enginekit.policy.engine import EnginePolicy, EnvAlias, EnvDeny
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 MAX_KEY_LENGTH = 256
@@ -324,6 +324,8 @@ class EnvPolicy:
     engine_reserved: frozenset[str] = attrs.field(default=frozenset(), converter=_name_set)
     engine_open: tuple[str, ...] = attrs.field(default=(), converter=_name_tuple)
     engine_deny: tuple[EnvDeny, ...] = attrs.field(default=(), converter=tuple[EnvDeny, ...])
+    #: Names the engine reads as others: each judged as its target too.
+    engine_aliases: tuple[EnvAlias, ...] = attrs.field(default=(), converter=tuple[EnvAlias, ...])
 
     def for_engine(self, engine: EnginePolicy) -> EnvPolicy:
         """This site's policy with one engine's own rules added, for that engine's profiles."""
@@ -332,7 +334,17 @@ class EnvPolicy:
             engine_reserved=engine.protected_env,
             engine_open=engine.open_env,
             engine_deny=engine.denied_env,
+            engine_aliases=engine.env_aliases,
         )
+
+    def read_as(self, key: str) -> tuple[str, EnvAlias] | None:
+        """The name the engine reads ``key`` as, and the alias that says so; None when none does."""
+        upper = key.upper()
+        for alias in self.engine_aliases:
+            target = alias.read_as(upper)
+            if target is not None and target != upper:
+                return target, alias
+        return None
 
     @allow_unsafe.validator
     def _check_allow_unsafe(self, _: object, value: tuple[tuple[str, str], ...]) -> None:
@@ -378,6 +390,20 @@ class EnvPolicy:
         return verdict.bad, verdict.why
 
     def _judge(self, key: str) -> _Verdict:
+        own = self._judge_spelling(key)
+        read = self.read_as(key) if not own.bad else None
+        if read is None:
+            return own
+        # The engine reads this name as another (SGLang's SGL_X as SGLANG_X): it may
+        # only set what its target may. An alias never opens anything: both must pass.
+        target, alias = read
+        theirs = self._judge_spelling(target)
+        if theirs.bad:
+            because = f" ({alias.why})" if alias.why else ""
+            return _Verdict(True, f"the engine reads it as {target}{because}, which is refused: {theirs.why}")
+        return own if own.unsafe_reason else theirs
+
+    def _judge_spelling(self, key: str) -> _Verdict:
         if not key:
             return _Verdict(True, "empty name")
         if len(key) > MAX_KEY_LENGTH:
@@ -430,7 +456,19 @@ class EnvPolicy:
         return _OK
 
     def unsafe_value(self, key: str, value: object) -> tuple[bool, str]:
-        """Judge a value: ``(True, why)`` when it may not be given to a process."""
+        """Judge a value: ``(True, why)`` when it may not be given to a process.
+
+        A name the engine reads as another is held to that name's value rules too.
+        """
+        bad, why = self._value_for(key, value)
+        read = self.read_as(key) if not bad else None
+        if read is not None:
+            bad, why = self._value_for(read[0], value)
+            if bad:
+                return True, f"as {read[0]}, which the engine reads it as: {why}"
+        return bad, why
+
+    def _value_for(self, key: str, value: object) -> tuple[bool, str]:
         if not isinstance(value, str):
             return True, f"value must be a string, got {type(value).__name__}"
         bad = unsafe_text(value)

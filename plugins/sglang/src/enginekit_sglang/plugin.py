@@ -42,9 +42,11 @@ class SglangEngine:
     def policy(self) -> EnginePolicy:
         """SGLang's variables and flags: what profiles may set, what enginekit sets, what loads code."""
         if self._policy is None:
+            from enginekit.plugin import parse_version
+
             from enginekit_sglang.policy import engine_policy
 
-            self._policy = engine_policy(self.config.allow_args)
+            self._policy = engine_policy(self.config.allow_args, parse_version(self.config.release))
         return self._policy
 
     @hookimpl

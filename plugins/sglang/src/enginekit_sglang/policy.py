@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from enginekit.plugin import EnginePolicy, EnvDeny
+from enginekit.plugin import EnginePolicy, EnvAlias, EnvDeny, Version, parse_version
 
 from enginekit_sglang.build import KEY_ENV, THREADS_ENV
 from enginekit_sglang.flags import ARITY, MANAGED, RISKY, SECRETS, SYNTAX
@@ -49,9 +49,31 @@ DENIED: tuple[EnvDeny, ...] = (
 )
 
 
-def engine_policy(allowed: Collection[str]) -> EnginePolicy:
-    """SGLang's policy for a site that allows the risky options ``allowed`` (its ``allow_args``)."""
+#: From this release SGLang copies every ``SGL_X`` variable over ``SGLANG_X`` when
+#: ``sglang.srt.environ`` is imported, at every start (``_convert_SGL_to_SGLANG``, later
+#: ``_handle_deprecated_envs``), so ``SGL_HOST_IP`` moves the rendezvous as
+#: ``SGLANG_HOST_IP`` would. Earlier releases have no such copy (docs/research/env-aliases.md).
+SGL_COPIED_SINCE: Version = parse_version("0.5.3")
+SGL_ALIAS = EnvAlias(
+    "SGL_",
+    "SGLANG_",
+    prefix=True,
+    why="SGLang copies every SGL_* variable over SGLANG_* at start",
+)
+
+
+def aliases(release: Version) -> tuple[EnvAlias, ...]:
+    """The names ``release`` reads as others."""
+    return (SGL_ALIAS,) if release >= SGL_COPIED_SINCE else ()
+
+
+def engine_policy(allowed: Collection[str], release: Version | None = None) -> EnginePolicy:
+    """SGLang's policy for a site that allows the risky options ``allowed`` (its ``allow_args``).
+
+    :param release: the release the node runs; None: every alias any release reads applies.
+    """
     return EnginePolicy(
+        env_aliases=aliases(release) if release is not None else (SGL_ALIAS,),
         open_env=OPEN_ENV,
         # The CPU binding is generated from the cores placement reserved.
         reserved_env=f"{WIRING} {THREADS_ENV}",
