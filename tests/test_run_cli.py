@@ -195,7 +195,10 @@ def test_a_bad_run_section_is_unusable_input_naming_every_key(
 def test_timings_are_positive_numbers_of_seconds(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, WORKER, "--stop-grace", "-1")
     assert code == 2
-    assert "argument --stop-grace: expected a positive number of seconds, got '-1'" in err
+    assert (
+        "argument --stop-grace: expected a number of seconds in plain digits (such as 30 or 2.5), got '-1'"
+        in err
+    )
 
 
 def test_a_device_listing_that_cannot_run_is_unusable_input_and_nothing_starts(
@@ -244,3 +247,74 @@ def test_the_console_script_runs_without_the_cycle_collector_and_run_turns_it_ba
         assert (code, seen) == (0, [False, True]), err
     finally:
         gc.enable()
+
+
+#: What float() alone reads as a number: an underscore (``1_0`` is ten), other scripts'
+#: digits, spaces around, an exponent, a sign, infinity.
+LOOSE = [
+    "1_0",
+    "\u0661\u0660",
+    "\u0661\u0660.5",
+    " 10",
+    "10 ",
+    "1e3",
+    "+10",
+    "inf",
+    "0x10",
+    "10.",
+    ".5",
+    "1.5.0",
+    "",
+]
+TIMED = [
+    ["run", WORKER, "--startup-timeout"],
+    ["run", WORKER, "--leader-timeout"],
+    ["run", WORKER, "--stop-grace"],
+    ["run", WORKER, "--leader-gone-grace"],
+    ["probe", WORKER, "--timeout"],
+    ["help-options", "sim", "--timeout"],
+    ["export", "slurm", "r.toml", "--startup-timeout"],
+    ["export", "lws", "r.toml", "--image", "i", "--startup-timeout"],
+]
+
+
+@pytest.mark.parametrize("value", LOOSE)
+@pytest.mark.parametrize("argv", TIMED, ids=lambda a: f"{a[0]}{a[-1]}")
+def test_every_number_of_seconds_is_plain_digits(
+    capsys: pytest.CaptureFixture[str], argv: list[str], value: str
+) -> None:
+    code = main([*argv, value], {})
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert (
+        f"argument {argv[-1]}: expected a number of seconds in plain digits (such as 30 or 2.5), got {value!r}"
+        in err
+    )
+
+
+@pytest.mark.parametrize("value", ["30", "2.5", "0.25", "86400"])
+def test_a_plain_number_of_seconds_is_taken(value: str) -> None:
+    from enginekit.cli.values import seconds
+
+    assert seconds(value) == float(value)
+
+
+@pytest.mark.parametrize("value", ["0", "0.0", "86401", "999999999"])
+def test_seconds_out_of_range_are_refused(value: str) -> None:
+    import argparse
+
+    from enginekit.cli.values import seconds
+
+    with pytest.raises(
+        argparse.ArgumentTypeError, match=r"expected (a positive number of seconds|at most 86400)"
+    ):
+        seconds(value)
+
+
+def test_a_count_is_plain_digits() -> None:
+    from enginekit.cli.values import whole
+
+    assert whole("0") == 0
+    assert whole("123456789") == 123456789
+    for loose in ["1_0", "\u0661", " 1", "1 ", "+1", "-1", "1234567890", "", "1.0"]:
+        assert whole(loose) is None, loose

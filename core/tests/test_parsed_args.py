@@ -316,3 +316,44 @@ def test_a_syntaxs_aliases_are_a_frozen_table() -> None:
     assert type(syntax.aliases) is FrozenDict
     assert syntax.aliases == {"-p": "--port"}
     assert type(ArgSyntax().aliases) is FrozenDict
+
+
+# --- values that look like numbers, and glued short values, as each parser reads them -----------
+
+_ARGPARSE = ArgSyntax(known={"--nnodes", "--config", "--seed"}, aliases={"-n": "--nnodes", "-O": "--config"})
+
+
+@pytest.mark.parametrize("token", ["-1", "-0", "-0.5", "-.5", "-10.25", "-\u0661"])
+def test_a_token_argparse_reads_as_a_negative_number_is_a_value(token: str) -> None:
+    assert _ARGPARSE.normalise(token) is None
+    assert _ARGPARSE.parse(["--seed", token]).values("--seed") == [token]
+
+
+@pytest.mark.parametrize(
+    ("token", "option"),
+    [
+        ("-nan", "--nnodes"),
+        ("-n1_0", "--nnodes"),
+        ("-inf", "-inf"),
+        ("-1e3", "-1e3"),
+        ("-1_0", "-1_0"),
+        ("-1.", "-1."),
+    ],
+)
+def test_a_token_float_reads_but_argparse_does_not_is_an_option(token: str, option: str) -> None:
+    # float() takes every one of these; argparse reads them as options (-nan as -n an).
+    assert _ARGPARSE.normalise(token) == option
+    assert option in _ARGPARSE.parse(["--config", token]).uses
+
+
+def test_a_parser_without_glued_values_reads_a_long_short_token_as_itself() -> None:
+    plain = ArgSyntax(known={"--threads"}, aliases={"-t": "--threads", "-to": "--timeout"}, glued=False)
+    assert plain.normalise("-tp8") == "-tp8"
+    assert plain.normalise("-t8") == "-t8"
+    assert plain.normalise("-to") == "--timeout"
+    assert plain.normalise("-t") == "--threads"
+    assert plain.parse(["-t8"]).uses["-t8"][0].value is None
+    glued = ArgSyntax(known={"--threads"}, aliases={"-t": "--threads"})
+    assert glued.glued is True
+    assert glued.normalise("-t8") == "--threads"
+    assert glued.parse(["-t8"]).values("--threads") == ["8"]

@@ -418,3 +418,20 @@ def test_a_built_in_model_preset_is_refused(flag: str) -> None:
 def test_another_engines_quantization_flag_is_named_without_its_value() -> None:
     [message] = problems(args=("--dtype=bfloat16",))
     assert message.startswith(f"{P}: args: '--dtype' (--dtype) does not apply to GGUF models")
+
+
+@pytest.mark.parametrize(
+    "args", [["-tp8"], ["-tp", "8"], ["-trust-remote-code"], ["-t8"], ["-ngl99"], ["-c4096"]]
+)
+def test_a_short_option_with_more_glued_on_is_no_option_of_llama_server(args: list[str]) -> None:
+    # llama-server looks each word up whole (common_params_parse_ex): -tp8 is not -t p8,
+    # and the server stops on it at start. Refused here, naming the word.
+    found = problems(args=args)
+    assert len(found) == 1, found
+    assert found[0].startswith(f"{P}: args: {args[0]!r} is not an option of llama-server")
+
+
+@pytest.mark.parametrize("args", [["-t", "8"], ["-c", "4096"], ["-to", "30"], ["--temp", "-0.5"]])
+def test_a_short_option_spelled_whole_is_read_as_its_option(args: list[str]) -> None:
+    found = problems(args=args)
+    assert not [p for p in found if "is not an option" in p], found

@@ -451,3 +451,19 @@ def test_every_host_reaching_flag_is_a_known_option_so_its_prefixes_are_caught()
     for flag in (*HOST_ACCESS, *PATH_KEYS):
         assert flag in SYNTAX.known, flag
         assert flag in ALLOWABLE, flag
+
+
+@pytest.mark.parametrize(("value", "read_as"), [("-nan", "--nnodes"), ("-inf", "-inf"), ("-1e3", "-1e3")])
+def test_a_value_argparse_reads_as_an_option_is_judged_as_one(value: str, read_as: str) -> None:
+    # float() reads each as a number; vLLM's argparse reads them as options (-nan as -n an,
+    # --nnodes), so the value of --compilation-config would hide an option.
+    (found,) = problems(["--compilation-config", value])
+    if read_as == "--nnodes":
+        assert f"args: {value!r} sets --nnodes, which enginekit manages" in found
+    else:
+        assert "args[1] follows '--compilation-config', which takes a value, but starts with '-'" in found
+
+
+@pytest.mark.parametrize("value", ["-1", "-0.5", "-.5"])
+def test_a_negative_number_is_a_value(value: str) -> None:
+    assert problems(["--seed", value]) == []

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from enginekit.base.exits import EXIT_OK
 from enginekit.cli.context import Invalid, Run
-from enginekit.cli.values import seconds
+from enginekit.cli.values import count, seconds, whole
 
 if TYPE_CHECKING:
     from enginekit.export.template import RankTemplate
@@ -54,7 +54,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         help="a node label every pod requires (repeatable)",
     )
-    lws.add_argument("--replicas", type=_count, help="how many replicas (LeaderWorkerSet groups; default 1)")
+    lws.add_argument("--replicas", type=count, help="how many replicas (LeaderWorkerSet groups; default 1)")
     lws.add_argument("--shm-size", metavar="QUANTITY", help="the size limit of /dev/shm, e.g. 64Gi")
     _common(lws, startup="how long the leader may take to become healthy (default 1800)")
     slurm = targets.add_parser(
@@ -122,29 +122,12 @@ def _pair(text: str) -> tuple[str, str]:
     return key, value
 
 
-def _whole(text: str) -> int | None:
-    """``text`` as a whole number written in plain decimal digits, else None.
-
-    ``int`` alone takes more: ``1_0`` (ten), other scripts' digits, spaces around.
-    """
-    if text.isascii() and text.isdigit() and len(text) <= 9:
-        return int(text)
-    return None
-
-
 def _resource(text: str) -> tuple[str, int]:
-    name, count = _pair(text)
-    whole = _whole(count)
-    if whole is None:
+    name, number = _pair(text)
+    value = whole(number)
+    if value is None:
         raise argparse.ArgumentTypeError(f"expected NAME=COUNT with a whole count, got {text!r}")
-    return name, whole
-
-
-def _count(text: str) -> int:
-    whole = _whole(text)
-    if whole is None:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
-    return whole
+    return name, value
 
 
 def _text(text: str) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import math
+import re
 from collections.abc import Callable
 
 MAX_TIMEOUT = 86400.0
@@ -28,13 +28,34 @@ def carrier(field: str) -> Callable[[str], str]:
     return variable
 
 
+#: A number as the command line takes one: ASCII digits, an optional fraction, nothing
+#: else. ``float`` and ``int`` alone take more: ``1_0`` (ten), other scripts' digits
+#: (``١٠``), spaces around, ``inf``, ``1e3``, a sign.
+_DECIMAL = re.compile(r"[0-9]{1,30}(\.[0-9]{1,30})?\Z")
+_WHOLE = re.compile(r"[0-9]{1,9}\Z")
+
+
+def whole(text: str) -> int | None:
+    """``text`` as a whole number written in plain decimal digits (at most 9), else None."""
+    return int(text) if _WHOLE.match(text) else None
+
+
+def count(text: str) -> int:
+    """A whole number; argparse's ``type``."""
+    value = whole(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
+    return value
+
+
 def seconds(text: str) -> float:
     """An option's value as a positive number of seconds, at most a day; argparse's ``type``."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
+    if not _DECIMAL.match(text):
+        raise argparse.ArgumentTypeError(
+            f"expected a number of seconds in plain digits (such as 30 or 2.5), got {text!r}"
+        )
+    value = float(text)
+    if value <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
     if value > MAX_TIMEOUT:
         # Beyond what the OS's wait takes (it overflows), and never what was meant.

@@ -9,6 +9,7 @@ token is normalised and matched against the engine's known options first.
 from __future__ import annotations
 
 import bisect
+import re
 import weakref
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
@@ -55,6 +56,9 @@ class ArgSyntax:
     :ivar underscores: ``_`` and ``-`` are the same inside a long option (vLLM).
     :ivar abbreviations: Unambiguous prefixes are accepted (argparse's ``allow_abbrev``).
     :ivar dotted: ``--option.key value`` sets a key of a JSON option (vLLM).
+    :ivar glued: A one-letter short option takes its value attached (``-O3``, ``-qawq``),
+        as argparse and Click read them. llama-server's parser does not: ``-tp8`` there
+        is no option at all, never ``-t p8``.
     """
 
     known: frozenset[str] = attrs.field(default=frozenset(), converter=_option_set)
@@ -62,6 +66,7 @@ class ArgSyntax:
     underscores: bool = False
     abbreviations: bool = True
     dotted: bool = False
+    glued: bool = True
     # Reading a token is pure, and profiles repeat the same few: each is read once. The
     # known options sorted, so a prefix finds its matches by bisection, not by a scan.
     _memo: dict[Any, Any] = attrs.field(factory=dict, init=False, eq=False, repr=False)
@@ -100,7 +105,7 @@ class ArgSyntax:
             return name
         for alias, option in self.aliases.items():
             # ``-q awq``, ``-q=awq`` and, for a one-letter alias, ``-qawq``.
-            if name == alias or (len(alias) == 2 and token.startswith(alias)):
+            if name == alias or (self.glued and len(alias) == 2 and token.startswith(alias)):
                 return option
         return name
 
@@ -219,19 +224,23 @@ def _value(args: Sequence[str], index: int, token: str, syntax: ArgSyntax) -> st
     if "=" in token:
         return token.split("=", 1)[1]
     glued = token[:2] in syntax.aliases and token not in syntax.aliases and token not in syntax.known
-    if glued and not token.startswith("--"):
+    if glued and syntax.glued and not token.startswith("--"):
         return token[2:]  # ``-qawq``: a one-letter option with its value attached
     if index + 1 < len(args) and not args[index + 1].startswith("--"):
         return args[index + 1]
     return None
 
 
+#: argparse's test for a token that is a negative number and so a value, not an option
+#: (``ArgumentParser._negative_number_matcher``, the same from Python 3.6 to 3.13). Not
+#: ``float()``: it also takes ``-nan``, ``-inf``, ``-1e3`` and ``-1_0``, which argparse reads
+#: as options (``-nan`` as ``-n an`` where ``-n`` exists), so a value so spelled would hide one.
+_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+
+
 def _is_number(token: str) -> bool:
-    try:
-        float(token)
-    except ValueError:
-        return False
-    return True
+    """Whether argparse reads ``token``, which starts with ``-``, as a negative number."""
+    return _NEGATIVE_NUMBER.match(token) is not None
 
 
 def _parsed(args: ParsedArgs | Sequence[str], syntax: ArgSyntax | None, function: str) -> ParsedArgs:
@@ -433,7 +442,8 @@ def _glued(token: str, syntax: ArgSyntax) -> bool:
     """
     alias = token[:2]
     return (
-        not token.startswith("--")
+        syntax.glued
+        and not token.startswith("--")
         and alias in syntax.aliases
         and token not in syntax.aliases
         and token not in syntax.known

@@ -480,8 +480,9 @@ class ReleaseOptions:
                     f"{after}=VALUE"
                 )
                 continue
+            syntax = args.syntax
             problem = self._judge(
-                token, options, config_key, args.syntax.normalise(token), args.syntax.abbreviations
+                token, options, config_key, syntax.normalise(token), syntax.abbreviations, syntax.glued
             )
             if problem is not None:
                 problems.append(f"{where}: {spelling(token)!r} {problem}")
@@ -514,7 +515,8 @@ class ReleaseOptions:
         if not before or "=" in args.tokens[previous] or not token.startswith("-"):
             return None
         normal = args.syntax.normalise(token)
-        if self._judge(token, by_token[index], "", normal, args.syntax.abbreviations) is None:
+        syntax = args.syntax
+        if self._judge(token, by_token[index], "", normal, syntax.abbreviations, syntax.glued) is None:
             return None  # an option this release has: argparse reads it as one, rightly
         between = index - previous - 1  # the values it already has
         takes = [self.table.takes.get(option, None) for option in before]
@@ -525,11 +527,18 @@ class ReleaseOptions:
         return spelling(args.tokens[previous])
 
     def _judge(
-        self, token: str, options: set[str], config_key: str, exact: str | None, abbreviates: bool = False
+        self,
+        token: str,
+        options: set[str],
+        config_key: str,
+        exact: str | None,
+        abbreviates: bool = False,
+        glued: bool = True,
     ) -> str | None:
         """Why this release refuses ``token`` (which may select ``options``), or None.
 
         :param exact: The long option ``token`` spells out in full, as the parser reads it.
+        :param glued: The parser reads ``-O3`` as ``-O`` with its value attached.
         """
         head = spelling(token)
         if options == {"--"}:
@@ -538,7 +547,7 @@ class ReleaseOptions:
         if not head.startswith("--"):
             head = head.split(".", 1)[0]  # ``-cc.mode x``: a key of the option -cc spells
         alias = head if head in self.table.alias_of else None
-        if alias is None and not head.startswith("--") and head[:2] in self.table.alias_of:
+        if alias is None and glued and not head.startswith("--") and head[:2] in self.table.alias_of:
             alias = head[:2]  # ``-O3``: a one-letter option with its value glued on
         if alias is not None and not head.startswith("--"):
             if self.index in self.table.alias_in[alias]:

@@ -47,4 +47,5 @@ SYNTAX = ServerSyntax(
     aliases=ALIASES_ALL,
     underscores=True,
     abbreviations=False,
+    glued=False,
 )
