@@ -324,6 +324,7 @@ TARGETS: tuple[Target, ...] = (
             "tests/test_sglang_host_paths.py",
             "tests/test_sglang_rules_pinned.py",
             "tests/test_sglang_env_policy.py",
+            "tests/test_sglang_env_aliases.py",
         ),
     ),
     # SGLang's value checks, moved out of its policy module by issue 11.
