@@ -245,6 +245,7 @@ TARGETS: tuple[Target, ...] = (
             "tests/test_platform_attacks.py",
             "tests/test_cli_probe.py",
             "tests/test_cache_attacks.py",
+            "tests/test_verify_plan.py",
             "tests/test_validation_memo.py",
             "tests/test_checks.py",
             "tests/test_engine_layout.py",
@@ -270,9 +271,12 @@ TARGETS: tuple[Target, ...] = (
             "tests/test_engines_check.py",
             "tests/test_cli_engines.py",
             "tests/test_platform_attacks.py",
+            "tests/test_verify_plan.py",
             *_CORE_PINNED,
         ),
     ),
+    # Issue 30's check of a received plan against the shard its receiver expected.
+    Target("core.verify", "core", "src/enginekit/platform/verify.py", ("tests/test_verify_plan.py",)),
     # Issue 25's modules, gated from their first commit.
     Target("core.api", "core", "src/enginekit/platform/api.py", ("tests/test_plugin_api.py",)),
     # Which distributions provide engines: the one reader of entry points, held to the standard one's.

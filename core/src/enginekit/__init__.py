@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         EngineUnavailable,
         EnvPolicyError,
         HookError,
+        PlanMismatch,
         ProblemsError,
         SpecError,
     )
@@ -42,6 +43,7 @@ _EXPORTS = {
     "HookError": "enginekit.base.errors",
     "EngineStatus": "enginekit.platform.status",
     "EngineUnavailable": "enginekit.base.errors",
+    "PlanMismatch": "enginekit.base.errors",
     "EnginekitError": "enginekit.base.errors",
     "EnvPolicyError": "enginekit.base.errors",
     "Failure": "enginekit.platform.status",
@@ -79,6 +81,7 @@ __all__ = [
     "LaunchPlan",
     "LoadedSpec",
     "NodeConfig",
+    "PlanMismatch",
     "ProblemsError",
     "Profile",
     "Registry",

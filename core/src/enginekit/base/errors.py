@@ -30,6 +30,13 @@ class ConfigError(ProblemsError):
     """A node configuration that cannot be used."""
 
 
+class PlanMismatch(ProblemsError):
+    """A received launch plan that is not what the shard its receiver expected yields.
+
+    One problem per field that differs, each naming it (``plan.shard.bind_addr``).
+    """
+
+
 class EngineUnavailable(EnginekitError):
     """The engine asked for is unknown, disabled, unavailable or failed to load."""
 

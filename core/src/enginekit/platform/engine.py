@@ -472,6 +472,20 @@ class Engine:
             )
         return plan
 
+    def verify(self, received: LaunchPlan, expected: ShardSpec, gpus: Sequence[GPUInfo] = ()) -> None:
+        """Check that ``received`` is exactly the plan ``expected`` yields here, field by field.
+
+        ``expected`` is the shard the receiver asked for (from the spec it sent, or was
+        sent by a party it trusts), never ``received.shard``: a plan whose shard and commands
+        were both rewritten agrees with itself.
+
+        :raises PlanMismatch: naming every field that differs (values shown with the key masked).
+        :raises SpecError: when ``expected`` itself breaks a rule.
+        """
+        from enginekit.platform.verify import check
+
+        check(received, self.plan(expected, gpus))
+
     def _plan(self, shard: ShardSpec, gpus: tuple[GPUInfo, ...]) -> LaunchPlan:
         problems = self.problems(shard, gpus)
         if problems:

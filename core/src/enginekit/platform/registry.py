@@ -8,7 +8,7 @@ import inspect
 import re
 import sys
 import time
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,10 +25,12 @@ from enginekit.platform.entrypoints import EntryPoint, Provider, entry_points
 # Imported when first needed, not here: listing engines, printing versions and building a
 # registry from hundreds of distributions never pay for the planning machinery.
 if TYPE_CHECKING:
+    from enginekit.plan.launch import LaunchPlan
     from enginekit.platform.engine import Engine
     from enginekit.platform.hookspecs import EngineClass
     from enginekit.platform.status import EngineStatus, Failure
     from enginekit.policy.env import EnvPolicy
+    from enginekit.spec.model import GPUInfo, ShardSpec
 
 #: The engines this project publishes, each as the distribution ``enginekit-<name>``: a
 #: node without one is told what to install, not that the name means nothing.
@@ -285,6 +287,25 @@ class Registry:
         if reason:
             raise EngineUnavailable(f"engine {name!r} is unavailable on this node: {reason}")
         return engine
+
+    def verify_plan(
+        self, received: LaunchPlan | Mapping[str, Any], expected: ShardSpec, gpus: Sequence[GPUInfo] = ()
+    ) -> LaunchPlan:
+        """The plan received, once it is exactly what ``expected`` yields on this node.
+
+        ``received`` is a plan or its JSON form (read with ``LaunchPlan.from_dict``, so it
+        must carry its secrets); ``expected`` is the shard the receiver asked for, never
+        the one the plan carries. Planned by ``expected``'s engine.
+
+        :raises PlanMismatch: naming every field that differs.
+        :raises SpecError: when the plan does not read, or ``expected`` breaks a rule.
+        :raises EngineUnavailable: when ``expected``'s engine cannot be used here.
+        """
+        from enginekit.plan.launch import LaunchPlan
+
+        plan = received if isinstance(received, LaunchPlan) else LaunchPlan.from_dict(received)
+        self.engine(expected.profile.engine).verify(plan, expected, gpus)
+        return plan
 
     def _handle(self, name: str) -> Engine:
         engine = self._handles.get(name)
