@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from enginekit import load_spec
 from enginekit.cli import main
 
 from tests.conftest import EXAMPLES
@@ -42,3 +43,60 @@ def test_with_stderr_closed_nothing_but_the_output_reaches_stdout(tmp_path: Path
     )
     assert result.returncode == 2
     assert result.stdout == ""
+
+
+#: The key variables of every engine this repository ships, and the core's own.
+EVERY_KEY_VARIABLE = ("VLLM_API_KEY", "LLAMA_API_KEY", "ENGINEKIT_API_KEY")
+
+
+def test_probe_keeps_every_engines_key_variable_and_any_copy_of_the_key_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    listing = tmp_path / "llama-server"
+    listing.write_text("#!/bin/sh\nenv >&2\nexit 3\n")
+    listing.chmod(0o755)
+    environ = {"PATH": f"{tmp_path}:/usr/bin:/bin", "ENGINEKIT_CONFIG": ""}
+    environ |= {name: f"{name.lower()}-inherited-0123456789" for name in EVERY_KEY_VARIABLE}
+    # The shard's own key, re-cased, under a name nobody declares.
+    environ["MY_COPY"] = load_spec(EXAMPLES / "llamacpp-gpu.toml").spec.api_key.upper()
+    code = main(["probe", str(EXAMPLES / "llamacpp-gpu.toml")], environ)
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert "PATH=" in err  # the listing ran, and printed its environment
+    for name in (*EVERY_KEY_VARIABLE, "MY_COPY"):
+        assert f"{name}=" not in err, name
+
+
+def test_help_options_keeps_every_engines_key_variable_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    helper = tmp_path / "llama-server"
+    helper.write_text("#!/bin/sh\nenv\n")
+    helper.chmod(0o755)
+    environ = {"PATH": f"{tmp_path}:/usr/bin:/bin", "ENGINEKIT_CONFIG": ""}
+    environ |= {name: f"{name.lower()}-inherited-0123456789" for name in EVERY_KEY_VARIABLE}
+    code = main(["help-options", str(EXAMPLES / "llamacpp-gpu.toml")], environ)
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert "PATH=" in out
+    for name in EVERY_KEY_VARIABLE:
+        assert f"{name}=" not in out, name
+
+
+def test_env_names_a_profile_variable_holding_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = "ekt.Q7vXr2Lm9ZpK4wTb8NcYs3Hd"
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        f'replica_id = "r1"\nshard_id = "s1"\nhttp_port = 8000\ngpu_indices = [0]\napi_key = "{key}"\n'
+        f'[profile]\nname = "p"\nengine = "vllm"\nmodel_path = "/models/m"\n'
+        f'env = {{ VLLM_LOGGING_PREFIX = "{key.upper()}" }}\n'
+    )
+    code = main(["env", str(spec)], {"ENGINEKIT_CONFIG": ""})
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert "# VLLM_LOGGING_PREFIX: holds the API key, though no secret variable of the engine" in out
+    assert "export VLLM_LOGGING_PREFIX='<secret>'" in out
+    assert "env VLLM_LOGGING_PREFIX holds the API key" in err
+    assert key.upper() not in out + err

@@ -275,6 +275,18 @@ TARGETS: tuple[Target, ...] = (
             *_CORE_PINNED,
         ),
     ),
+    # Masking a key, and finding it in argv, in every form that gives it away (issue 30).
+    Target(
+        "core.secrets",
+        "core",
+        "src/enginekit/base/secrets.py",
+        (
+            "tests/test_key_forms.py",
+            "tests/test_format_attacks.py",
+            "tests/test_engines_check.py",
+            "tests/test_run_logs.py",
+        ),
+    ),
     # Issue 30's check of a received plan against the shard its receiver expected.
     Target("core.verify", "core", "src/enginekit/platform/verify.py", ("tests/test_verify_plan.py",)),
     # Issue 25's modules, gated from their first commit.

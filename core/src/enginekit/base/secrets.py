@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import functools
+import urllib.parse
 from collections.abc import Iterable
 
 from enginekit.base.errors import EngineError, EnginekitError, HookError
@@ -15,24 +18,100 @@ MASK = "<secret>"
 MIN_MASKED = 8
 
 
-def masked(text: str, secret: str) -> str:
-    """``text`` with every occurrence of ``secret`` replaced by the mask.
+#: A run of this many characters of a key, or of its base64 or URL-encoded form, is
+#: treated as the key: a key cut short (a command named after its first 20 characters),
+#: upper- or lower-cased, is still most of it, and a guess from there is cheap.
+MIN_RUN = 12
 
-    A value cut short for a message (``'sk-proj-AbCd…``) is still most of the key: a
-    prefix of it that ends where the text was cut is masked too.
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def masked(text: str, secret: str) -> str:
+    """``text`` with every run of :data:`MIN_RUN` or more characters of ``secret`` masked.
+
+    In any case, and in its base64 and URL-encoded forms; ``secret`` itself when it is
+    shorter than the run. A value cut short for a message (``'sk-proj-AbCd…``) is still
+    most of the key: a prefix of it that ends where the text was cut is masked too.
     """
     if len(secret) < MIN_MASKED:
         return text
-    text = text.replace(secret, MASK)
-    quoted = repr(secret)[1:-1]
-    if quoted != secret:
-        # A message shows a value with repr(): a key holding a quote or a backslash is
-        # escaped there, and must be found in that form too.
-        text = text.replace(quoted, MASK)
+    spans = _spans(text, secret)
+    if spans:
+        pieces = []
+        last = 0
+        for start, end in spans:
+            pieces.append(text[last:start])
+            pieces.append(MASK)
+            last = end
+        pieces.append(text[last:])
+        text = "".join(pieces)
     if "…" in text:
-        for end in range(len(secret) - 1, MIN_MASKED - 1, -1):
+        for end in range(min(len(secret), MIN_RUN) - 1, MIN_MASKED - 1, -1):
             text = text.replace(secret[:end] + "…", MASK + "…")
     return text
+
+
+def leaks(text: str, secret: str) -> bool:
+    """Whether ``text`` holds ``secret`` in any form :func:`masked` masks."""
+    return len(secret) >= MIN_MASKED and bool(_spans(text, secret))
+
+
+def _spans(text: str, secret: str) -> list[tuple[int, int]]:
+    """The sorted, merged ``(start, end)`` spans of ``text`` that are runs of a form of ``secret``."""
+    found: list[tuple[int, int]] = []
+    if len(text) < MIN_MASKED:
+        return found
+    low = text.translate(_ASCII_LOWER)  # the same length: only ASCII letters change
+    for form, run, grams in _forms(secret):
+        step = len(next(iter(grams))) if grams else run
+        # Every run of ``run`` characters holds a gram starting at a multiple of ``step``
+        # (half the run): testing those positions alone finds them all.
+        for at in range(0, len(low) - step + 1, step):
+            for where in grams.get(low[at : at + step], ()):
+                start, end, left, right = at, at + step, where, where + step
+                while start > 0 and left > 0 and low[start - 1] == form[left - 1]:
+                    start, left = start - 1, left - 1
+                while end < len(low) and right < len(form) and low[end] == form[right]:
+                    end, right = end + 1, right + 1
+                if end - start >= run:
+                    found.append((start, end))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(found):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+@functools.lru_cache(maxsize=16)
+def _forms(secret: str) -> tuple[tuple[str, int, dict[str, tuple[int, ...]]], ...]:
+    """Each lower-cased form of ``secret`` with the run that counts and its grams by position.
+
+    The forms: the key; as ``repr`` escapes it (a message shows values with ``repr``); as
+    URL-encoded; and base64 (standard and URL-safe alphabets) at each of the three byte
+    alignments the key can have inside a longer encoded value, less the characters that
+    depend on its neighbours.
+    """
+    raw = secret.encode("utf-8", "surrogatepass")
+    forms = {secret, repr(secret)[1:-1], urllib.parse.quote(secret, safe=""), urllib.parse.quote_plus(secret)}
+    for shift in range(3):
+        encoded = base64.b64encode(bytes(shift) + raw).decode("ascii")
+        # The first group holds the zero bytes' bits (when shifted), the last the next value's.
+        core = encoded[4 if shift else 0 : len(encoded) - 4]
+        forms.update((core, core.replace("+", "-").replace("/", "_")))
+    answer = []
+    for form in sorted(forms):
+        low = form.translate(_ASCII_LOWER)
+        run = min(MIN_RUN, len(low))
+        if run < MIN_MASKED and form != secret:
+            continue  # an encoded fragment that short says nothing of the key
+        step = max(1, run // 2)
+        grams: dict[str, list[int]] = {}
+        for where in range(len(low) - step + 1):
+            grams.setdefault(low[where : where + step], []).append(where)
+        answer.append((low, run, {gram: tuple(at) for gram, at in grams.items()}))
+    return tuple(answer)
 
 
 def described(exc: BaseException, secret: str = "") -> str:

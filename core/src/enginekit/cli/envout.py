@@ -18,6 +18,8 @@ class EnvView:
     omitted: list[str]
     notes: list[str]
     dropped: list[dict[str, str]]
+    #: Variables that are not secret but hold the API key (a profile's own): named.
+    holding_key: list[str] = attrs.field(factory=list)
 
 
 def write_env(view: EnvView, form: str, *, explain: bool) -> str:
@@ -40,6 +42,9 @@ def _dotenv(view: EnvView, explain: bool) -> str:
 def _lines(view: EnvView, explain: bool, line: Callable[[str, str], str]) -> str:
     lines = [f"# note: {_one_line(note)}" for note in view.notes]
     lines += [f"# {key}: a secret, left out (--show-secrets includes it)" for key in view.omitted]
+    lines += [
+        f"# {key}: holds the API key, though no secret variable of the engine" for key in view.holding_key
+    ]
     for key, value in view.env.items():
         if explain:
             lines.append(f"# {_one_line(view.why[key])}")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from enginekit.base.errors import SpecError
 from enginekit.base.exits import EXIT_OK
-from enginekit.base.secrets import masked
+from enginekit.base.secrets import leaks, masked
 from enginekit.cli.context import Invalid, Run
 from enginekit.cli.inputs import load_gpus
 from enginekit.plan.launch import LaunchPlan
@@ -47,16 +47,28 @@ def env(run: Run) -> int:
     plan = plan_for(run, args.spec)
     last = plan.commands[-1]
     shown = {k: v for k, v in last.env.items() if args.show_secrets or k not in last.secret_env}
-    if not args.show_secrets and plan.shard.api_key:
-        shown = {k: masked(v, plan.shard.api_key) for k, v in shown.items()}
+    key = plan.shard.api_key
+    # Only a profile's own variable can hold the key unmarked (an engine's is refused as its
+    # leak): named, so "<secret>" in the output is never a mystery, nor taken for a value.
+    holding = sorted(k for k, v in last.env.items() if k not in last.secret_env and key and leaks(v, key))
+    if not args.show_secrets and key:
+        shown = {k: masked(v, key) for k, v in shown.items()}
     view = EnvView(
         env=dict(sorted(shown.items())),
         why={k: last.why.get(k, "") for k in sorted(shown)},
         omitted=sorted(set(last.env) - set(shown)),
         notes=list(plan.notes),
         dropped=[{"key": d.key, "why": d.why} for d in plan.dropped_env],
+        holding_key=holding,
     )
     run.out.write(write_env(view, "json" if args.json else args.format, explain=args.explain))
+    for name in holding:
+        run.error(
+            f"env {name} holds the API key, and is no secret variable of engine {plan.engine!r}: "
+            f"the profile's env put it there; {'shown' if args.show_secrets else 'masked'} here, "
+            f"and the engine reads it as an ordinary value",
+            kind="warning",
+        )
     for dropped in plan.dropped_env:
         run.error(f"profile env {dropped.key} dropped: {dropped.why}", kind="warning")
     return EXIT_OK

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from enginekit.base.errors import SpecError
@@ -64,7 +63,9 @@ def _verdict(run: Run, spec: ShardSpec, engine: Engine, report: dict[str, Any], 
     if argv is not None:
         report["listing"] = argv
         lines.append(f"device listing: {printable(shlex.join(argv), 500)}")
-    checked = check_devices(plan, engine, run.environ, timeout=run.args.timeout)
+    checked = check_devices(
+        plan, engine, run.environ, timeout=run.args.timeout, secret=run.registry.secret_variables()
+    )
     if checked.verdict == CPU_SHARD:
         lines.append("placed on no GPU: it runs on the CPU by design, there is no fallback to detect")
     elif checked.verdict == NO_LISTING:
@@ -106,9 +107,12 @@ def help_options(run: Run) -> int:
         raise Invalid(exc.problems) from None
     main = plan.commands[-1]
     helper = engine.help_command(main)
-    # A help text never needs the API key: whatever carries it stays out of the helper's
-    # environment, generated or inherited.
-    env = _without(helper.environ(run.environ), {*main.secret_env, *engine.policy.secret_env})
+    # A help text never needs the API key: whatever carries it, this engine's or another's,
+    # stays out of the helper's environment, generated or inherited.
+    from enginekit.run.devicecheck import without_secrets
+
+    secret = {*main.secret_env, *engine.policy.secret_env, *run.registry.secret_variables()}
+    env = without_secrets(helper.environ(run.environ), secret, spec.api_key)
     what = f"the help command of engine {engine.name!r}"
     finished = run_program(helper.argv(), env, timeout=args.timeout, what=what)
     if not finished.stdout.strip():
@@ -118,8 +122,3 @@ def help_options(run: Run) -> int:
         "".join(f"{printable(line.expandtabs(), 100_000)}\n" for line in finished.stdout.splitlines())
     )
     return EXIT_OK
-
-
-def _without(environ: dict[str, str], names: Collection[str]) -> dict[str, str]:
-    """``environ`` without the variables ``names``: those carrying a secret."""
-    return {key: value for key, value in environ.items() if key not in names}

@@ -12,7 +12,7 @@ import attrs
 
 from enginekit.base.errors import EngineError, EnginekitError, SpecError
 from enginekit.base.logs import logger
-from enginekit.base.secrets import masked, masked_error
+from enginekit.base.secrets import leaks, masked, masked_error
 from enginekit.placement.env import DroppedVar, EnvBuild, apply_profile_env, placement_env
 from enginekit.plan.launch import LaunchPlan
 from enginekit.plan.leader import LEADER_EXIT_CHOICES, MUST_BE_STOPPED
@@ -302,7 +302,7 @@ class Engine:
         declared = self.policy.secret_env
         for index, command in enumerate(self._answers.commands("commands", answer)):
             try:
-                self._check_command(index, command, placed, declared)
+                self._check_command(index, command, placed, declared, shard.api_key)
             except EngineError as exc:
                 raise masked_error(exc, shard.api_key) from None
             env = apply_profile_env(EnvBuild(command.env, command.why), shard, self.env_policy)
@@ -315,9 +315,14 @@ class Engine:
         return built, tuple(dropped.values())
 
     def _check_command(
-        self, index: int, command: Command, placed: dict[str, str] | Any, declared: frozenset[str]
+        self,
+        index: int,
+        command: Command,
+        placed: dict[str, str] | Any,
+        declared: frozenset[str],
+        api_key: str,
     ) -> None:
-        """A command keeps the shard's placement variables as generated, and declares its secrets."""
+        """A command keeps the shard's placement variables as generated, declares and marks its secrets."""
         where = f"command {index} ({command.name or command.path})"
         for key, value in placed.items():
             if command.env.get(key) != value:
@@ -351,6 +356,17 @@ class Engine:
                 "commands",
                 f"returned {where} with secret variables {undeclared} its policy() does not declare "
                 f"in secret_env, so profiles are not kept from setting them",
+            )
+        unmarked = sorted(
+            k for k, v in command.env.items() if k not in command.secret_env and leaks(v, api_key)
+        )
+        if unmarked:
+            # Shown by `enginekit env`, logged and exported as an ordinary variable: a leak,
+            # the plugin's, as a key on its command line is.
+            raise self._answers.broken(
+                "commands",
+                f"returned {where} with the API key in {', '.join(unmarked)}, which it does not mark "
+                f"secret: name the variable in the command's secret_env (and the policy's)",
             )
 
     def serves_http(self, shard: ShardSpec) -> bool:
@@ -585,8 +601,12 @@ def _plain_adapter(adapter: object) -> bool:
 
 
 def _holds(argv: list[str], key: str) -> bool:
-    """Whether ``argv`` carries ``key``, in one element or split over several."""
-    return key in "\0".join(argv) or key in "".join(argv)
+    """Whether ``argv`` carries ``key``, in one element or split over several.
+
+    In any form the masking masks: a run of twelve of its characters in any case, its
+    base64 or URL-encoded form.
+    """
+    return leaks("\0".join(argv), key) or leaks("".join(argv), key)
 
 
 def _with_env(command: Command, env: EnvBuild, engine: str) -> Command:

@@ -262,6 +262,21 @@ class Registry:
         """Every engine an installed distribution provides or that was added, whatever its status; sorted."""
         return sorted(set(self._found) | set(self._engines))
 
+    def secret_variables(self) -> frozenset[str]:
+        """Every variable that carries an API key here: each enabled engine's and the core's.
+
+        For a program run outside a shard's own process (a help text, a device listing),
+        which needs none: a key another engine reads must not reach it either. An engine
+        that fails to load declares nothing, and is reported where it is asked for.
+        """
+        from enginekit.policy.carriers import KEY_VARIABLE
+
+        names = {KEY_VARIABLE}
+        for name in self.names():
+            with contextlib.suppress(EnginekitError):
+                names |= self._handle(name).policy.secret_env
+        return frozenset(names)
+
     def knows(self, name: str) -> bool:
         """Whether ``name`` is an installed engine (ok, unavailable, disabled or failed); imports nothing."""
         return name in self._found or name in self._engines

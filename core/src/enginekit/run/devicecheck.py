@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from enginekit.base.errors import EnginekitError
+from enginekit.base.secrets import leaks
 from enginekit.base.text import printable
 from enginekit.plan.launch import LaunchPlan
 from enginekit.run.process import CannotRun, run_program
@@ -44,6 +45,7 @@ def check_devices(
     *,
     timeout: float,
     cancelled: Callable[[], bool] | None = None,
+    secret: Collection[str] = (),
 ) -> DeviceCheck:
     """Run the engine's device listing as the shard's main process would see the machine.
 
@@ -53,6 +55,8 @@ def check_devices(
 
     :param cancelled: Asked a few times a second while the listing runs: true stops it
         (a supervisor told to stop does not wait for a slow listing).
+    :param secret: more variables to keep from it (``Registry.secret_variables()``: every
+        engine's key variables); a variable holding the shard's key is never passed.
     :raises CannotRun: when the listing cannot run, fails, is cancelled, or prints what the
         engine cannot read.
     """
@@ -63,8 +67,11 @@ def check_devices(
     if listing is None:
         return DeviceCheck(NO_LISTING)
     main = plan.commands[-1]
-    secret = {*main.secret_env, *engine.policy.secret_env}
-    env = {k: v for k, v in listing.environ(main.environ(environ)).items() if k not in secret}
+    env = without_secrets(
+        listing.environ(main.environ(environ)),
+        {*main.secret_env, *engine.policy.secret_env, *secret},
+        spec.api_key,
+    )
     argv = listing.argv()
     what = f"the device listing of engine {engine.name!r}"
     finished = run_program(argv, env, timeout=timeout, what=what, cancelled=cancelled)
@@ -75,3 +82,8 @@ def check_devices(
         shown = printable(shlex.join(argv), 500)
         raise CannotRun(f"{what} wrote what the engine cannot read ({exc}): {shown}") from None
     return DeviceCheck(GPU if devices else CPU, tuple(devices), tuple(argv))
+
+
+def without_secrets(environ: Mapping[str, str], names: Collection[str], key: str) -> dict[str, str]:
+    """``environ`` less the variables ``names`` and any whose value holds ``key``."""
+    return {k: v for k, v in environ.items() if k not in names and not (key and leaks(v, key))}

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import IO, Protocol
 
-from enginekit.base.secrets import MASK
+from enginekit.base.secrets import MASK, MIN_MASKED, masked
 from enginekit.base.text import printable
 
 #: The longest line passed on in one piece; a longer one is cut into lines of this size.
@@ -103,6 +103,10 @@ class LineSplitter:
     def _line(self, line: bytes) -> bytes:
         for secret in self._secrets:
             line = line.replace(secret, _MASK)
+            if len(line) >= MIN_MASKED:
+                # Most of a key, re-cased or encoded, is masked as the key is: latin-1 reads
+                # each byte as one character, so what is not masked comes back unchanged.
+                line = masked(line.decode("latin-1"), secret.decode("latin-1")).encode("latin-1")
         return self._prefix + line + b"\n"
 
 

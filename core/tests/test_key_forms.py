@@ -1,0 +1,204 @@
+"""A key is recognised in every form that gives it away (issue 30, item 5).
+
+Whole keys were masked and refused; a key cut short (a command named after its first 20
+characters), re-cased, base64- or URL-encoded passed. Now any run of twelve or more of its
+characters, in any case, and its encoded forms are masked in output and refused in argv.
+"""
+
+from __future__ import annotations
+
+import base64
+import urllib.parse
+
+import pytest
+from enginekit import Command, EngineError, Registry, ShardSpec, hookimpl
+from enginekit.base.secrets import MASK, MIN_RUN, leaks, masked
+from enginekit.placement.builder import CommandBuilder
+from enginekit.testing.factories import make_shard
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+KEY = "ekt.Q7vXr2Lm9ZpK4wTb8NcYs3Hd"
+#: The alphabet the spec rules allow a key (base64 and JWT characters).
+ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+/=:-"
+
+
+def runs_of(key: str, text: str) -> list[str]:
+    """Every run of MIN_RUN characters of ``key`` in ``text``, ignoring case: the reference, by brute force."""
+    low, key_low = text.lower(), key.lower()
+    return [
+        key_low[i : i + MIN_RUN] for i in range(len(key) - MIN_RUN + 1) if key_low[i : i + MIN_RUN] in low
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        KEY,
+        KEY[:20],  # the issue's command name
+        KEY[-12:],
+        KEY.upper(),
+        KEY.lower(),
+        KEY.swapcase()[3:19],
+        f"--name={KEY[:14]}",
+        urllib.parse.quote(KEY + "/", safe=""),
+        base64.b64encode(KEY.encode()).decode(),
+        base64.b64encode(b"user:" + KEY.encode()).decode(),  # HTTP basic auth
+        base64.urlsafe_b64encode(b"xy" + KEY.encode()).decode(),
+        repr(KEY),
+    ],
+)
+def test_each_form_is_masked_and_counts_as_a_leak(text: str) -> None:
+    assert leaks(text, KEY)
+    out = masked(text, KEY)
+    assert MASK in out
+    assert runs_of(KEY, out) == []
+
+
+@pytest.mark.parametrize("text", ["serve on 8000", KEY[:11], f"model {KEY[:6]}-{KEY[6:12]}", "", "x" * 100])
+def test_what_is_not_most_of_the_key_is_left_alone(text: str) -> None:
+    assert not leaks(text, KEY)
+    assert masked(text, KEY) == text
+
+
+def test_a_short_secret_is_never_masked_and_one_under_the_run_only_whole() -> None:
+    assert masked("abc1234 here", "abc1234") == "abc1234 here"  # under MIN_MASKED: unreadable otherwise
+    nine = "Zq8Lm2Xp9"
+    assert masked(f"a {nine} b", nine) == f"a {MASK} b"
+    assert masked(f"a {nine[:8]} b", nine) == f"a {nine[:8]} b"
+
+
+def test_what_surrounds_a_run_is_kept() -> None:
+    assert masked(f"before {KEY[2:16].upper()} after", KEY) == f"before {MASK} after"
+    assert masked(f"{KEY} and {KEY.lower()}", KEY) == f"{MASK} and {MASK}"
+
+
+def test_non_ascii_text_around_a_key_keeps_its_place() -> None:
+    # Lower-casing "İ" gives two code points: masking must not shift what it cuts.
+    text = f"İİ {KEY} ß İ"
+    assert masked(text, KEY) == f"İİ {MASK} ß İ"
+
+
+keys = st.text(alphabet=ALPHABET, min_size=16, max_size=64).filter(lambda k: not k.startswith("-"))
+padding = st.text(alphabet=ALPHABET + " \n\t\u0130é", max_size=30)
+
+
+@st.composite
+def holding(draw: st.DrawFn) -> tuple[str, str, str]:
+    """A key, and a text holding a form of a run of it, with the form's name."""
+    key = draw(keys)
+    start = draw(st.integers(min_value=0, max_value=len(key) - MIN_RUN))
+    end = draw(st.integers(min_value=start + MIN_RUN, max_value=len(key)))
+    part = key[start:end]
+    form = draw(st.sampled_from(["as is", "upper", "lower", "swapcase", "url", "base64", "urlsafe64"]))
+    if form == "url":
+        shown = urllib.parse.quote(key, safe="")
+    elif form in ("base64", "urlsafe64"):
+        encode = base64.b64encode if form == "base64" else base64.urlsafe_b64encode
+        shown = encode(draw(st.binary(max_size=5)) + key.encode() + draw(st.binary(max_size=5))).decode()
+    else:
+        shown = part if form == "as is" else getattr(part, form.replace(" ", ""))()
+    return key, draw(padding) + shown + draw(padding), form
+
+
+@settings(max_examples=300, deadline=None)
+@given(holding())
+def test_property_every_form_of_a_run_is_found_and_none_survives_masking(case: tuple[str, str, str]) -> None:
+    key, text, form = case
+    assert leaks(text, key), form
+    out = masked(text, key)
+    assert runs_of(key, out) == [], form
+    if form in ("base64", "urlsafe64"):
+        whole = base64.b64encode(key.encode()).decode()
+        assert whole[4:-4] not in out
+
+
+@settings(max_examples=200, deadline=None)
+@given(key=keys, text=st.text(max_size=80))
+def test_property_masking_leaves_no_run_and_text_without_one_unchanged(key: str, text: str) -> None:
+    out = masked(text, key)
+    assert runs_of(key, out) == []
+    if not leaks(text, key) and "…" not in text:
+        assert out == text
+
+
+class Leaky:
+    """An engine that puts a form of the key on its command line."""
+
+    def __init__(self, form: str) -> None:
+        self.form = form
+
+    @hookimpl
+    def validate(self) -> list[str]:
+        return []
+
+    @hookimpl
+    def commands(self, shard: ShardSpec) -> list[Command]:
+        forms = {
+            "shortened": shard.api_key[:20],
+            "lowered": shard.api_key.lower(),
+            "base64": base64.b64encode(shard.api_key.encode()).decode(),
+            "url": urllib.parse.quote(shard.api_key + "/", safe=""),
+            "split": "",
+        }
+        args = ["--name", forms[self.form]]
+        if self.form == "split":
+            args = ["--a", shard.api_key[:10], shard.api_key[10:]]
+        return [CommandBuilder(shard).command("/usr/bin/leaky", args)]
+
+
+@pytest.mark.parametrize("form", ["shortened", "lowered", "base64", "url", "split"])
+def test_an_engine_putting_a_form_of_the_key_in_argv_is_refused(form: str) -> None:
+    registry = Registry()
+    registry.add(Leaky(form), name="leaky")
+    shard = make_shard(engine="leaky")
+    with pytest.raises(EngineError, match="API key on a command line") as caught:
+        registry.engine("leaky").plan(shard)
+    assert runs_of(shard.api_key, str(caught.value)) == []
+
+
+@pytest.mark.parametrize("form", [KEY[:20], KEY.upper(), base64.b64encode(KEY.encode()).decode()])
+def test_an_engines_output_line_is_masked_in_every_form(form: str) -> None:
+    from enginekit.run.logs import LineSplitter
+
+    splitter = LineSplitter(b"[e] ", [KEY])
+    raw = f"token {form} café ".encode() + b"\xff\n"
+    (line,) = splitter.feed(raw)
+    assert line.startswith(b"[e] token <secret>")
+    assert line.endswith(" café ".encode() + b"\xff\n"), "bytes around the key pass unchanged"
+    assert runs_of(KEY, line.decode("latin-1")) == []
+    assert base64.b64encode(KEY.encode())[4:-4] not in line
+
+
+class Unmarked:
+    """An engine that copies the key into a variable it does not mark secret."""
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    @hookimpl
+    def validate(self) -> list[str]:
+        return []
+
+    @hookimpl
+    def commands(self, shard: ShardSpec) -> list[Command]:
+        builder = CommandBuilder(shard).put("TOKEN_FOR_LOGS", self.value.format(key=shard.api_key), "copied")
+        return [builder.command("/usr/bin/unmarked", [])]
+
+
+@pytest.mark.parametrize("value", ["{key}", "Bearer {key}", "x{key}x"])
+def test_a_key_in_an_unmarked_variable_is_the_plugins_leak_named(value: str) -> None:
+    registry = Registry()
+    registry.add(Unmarked(value), name="unmarked")
+    shard = make_shard(engine="unmarked")
+    with pytest.raises(
+        EngineError, match="with the API key in TOKEN_FOR_LOGS, which it does not mark secret"
+    ):
+        registry.engine("unmarked").plan(shard)
+
+
+def test_an_unmarked_variable_without_the_key_is_fine() -> None:
+    registry = Registry()
+    registry.add(Unmarked("no key here"), name="unmarked")
+    plan = registry.engine("unmarked").plan(make_shard(engine="unmarked"))
+    assert plan.commands[0].env["TOKEN_FOR_LOGS"] == "no key here"
