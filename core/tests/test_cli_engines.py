@@ -101,6 +101,7 @@ def test_json_rows_have_structured_fields(fake_dists: Path, capsys: pytest.Captu
         "entry_point": "fake_pkgs.ok:FakeEngine",
         "hooks": ["commands", "notes", "policy", "validate"],
         "import_seconds": rows["fake"]["import_seconds"],
+        "slow": False,
         "failed_hook": None,
         "plugin_api": {"version": "1.0", "declared": False, "requirement": None},
         "providers": [

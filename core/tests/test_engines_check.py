@@ -6,14 +6,17 @@ import importlib
 import itertools
 import json
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from enginekit import HookError, Registry
+from enginekit import Command, HookError, Registry, ShardSpec, hookimpl
 from enginekit.cli.app import main
+from enginekit.placement.builder import CommandBuilder
 from enginekit.platform import registry as registry_module
 from enginekit.platform.check import canonical_shard, check
+from enginekit.testing.factories import make_shard
 
 CHECKS = Path(__file__).parent / "data" / "checks"
 
@@ -123,10 +126,74 @@ def test_the_import_time_is_in_json_and_over_a_second_is_a_warning(
     ticks = itertools.count(step=1.5)
     code, out, err = _engines(capsys, "slow")
     assert code == 0
+    assert out.split()[:2] == ["slow", "slow"]  # listed as slow: ok, and usable
     assert err == (
-        "enginekit: warning: engine 'slow' took 1.5 s to import (check-engines 2.0 (check_pkgs.slow:Slow)); "
-        "every enginekit command that uses it pays for that\n"
+        "enginekit: warning: engine 'slow' took 1.5 s to import (check-engines 2.0 (check_pkgs.slow:Slow)), "
+        "over the budget of 1 s (import_budget); every enginekit command that uses it pays for that\n"
     )
+    ticks = itertools.count(step=1.5)
+    code, out, err = _engines(capsys, "--json", "slow")
+    [row] = json.loads(out)
+    assert (code, row["status"], row["slow"]) == (0, "ok", True)
+
+
+def test_the_import_budget_is_the_node_configs(
+    check_dists: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    config = tmp_path / "node.toml"
+    config.write_text("import_budget = 2.5\n")
+    ticks = itertools.count(step=2.0)
+    monkeypatch.setattr(registry_module, "_clock", lambda: next(ticks))
+    code = main(["engines", "--config", str(config), "--json", "slow"])
+    out, err = capsys.readouterr()
+    [row] = json.loads(out)
+    assert (code, row["status"], row["slow"], err) == (0, "ok", False, "")
+    ticks = itertools.count(step=3.0)
+    code = main(["engines", "--config", str(config), "slow"])
+    out, err = capsys.readouterr()
+    assert out.split()[:2] == ["slow", "slow"]
+    assert "over the budget of 2.5 s (import_budget)" in err
+
+
+@pytest.mark.parametrize("budget", ["0", "-1", "1e9", '"fast"', "true", "nan"])
+def test_an_import_budget_that_is_no_duration_is_refused_naming_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, budget: str
+) -> None:
+    config = tmp_path / "node.toml"
+    config.write_text(f"import_budget = {budget}\n")
+    code = main(["engines", "--config", str(config)])
+    _, err = capsys.readouterr()
+    assert code != 0
+    assert "import_budget" in err
+    assert "Traceback" not in err
+
+
+class Quick:
+    @hookimpl
+    def validate(self) -> list[str]:
+        return []
+
+    @hookimpl
+    def commands(self, shard: ShardSpec) -> list[Command]:
+        return [CommandBuilder(shard).command("/usr/bin/quick", [])]
+
+
+def test_a_slow_engine_never_delays_planning_another(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the engine asked for is imported: one whose import sleeps is never paid for by another."""
+    dist = tmp_path / "slow_dist-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: slow-dist\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[enginekit.engines]\nsleepy = sleepy_plugin:Engine\n")
+    (tmp_path / "sleepy_plugin.py").write_text("import time\ntime.sleep(30)\nclass Engine: pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+    registry = Registry.from_entry_points()
+    registry.add(Quick(), name="quick")
+    started = time.monotonic()
+    registry.engine("quick").plan(make_shard(engine="quick"))
+    assert "sleepy" in registry.names()
+    assert "sleepy_plugin" not in sys.modules
+    assert time.monotonic() - started < 20  # far under the sleep: it never ran
 
 
 def test_an_engine_never_imported_has_no_import_time(

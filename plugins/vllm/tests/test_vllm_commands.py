@@ -118,6 +118,13 @@ def test_two_node_ray_leader_runs_the_head_then_the_server() -> None:
     assert engine_for(RAY, "vllm").serves_http(two_node(0)) is True
 
 
+def test_the_ray_address_is_declared_unsafe_and_the_plan_says_so() -> None:
+    # RAY_ is the core's floor: the plugin sets RAY_ADDRESS only as its policy declares it.
+    notes = engine_for(RAY, "vllm").plan(two_node(0)).notes
+    assert any(note.startswith("env RAY_ADDRESS is set by the vllm engine itself") for note in notes)
+    assert not any("RAY_ADDRESS" in note for note in engine_for(VllmEngine(), "vllm").plan(two_node(0)).notes)
+
+
 def test_two_node_ray_worker_only_joins_once_the_head_listens() -> None:
     (join,) = check_engine(RAY, two_node(1), H100)
     assert join.argv() == [

@@ -63,12 +63,18 @@ class EnvPolicyConfig:
         )
 
 
+def _a_budget(_instance: object, _attribute: object, value: float) -> None:
+    if not (isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= 3600):
+        raise ValueError(f"import_budget: expected seconds above 0 and at most 3600, got {value!r}")
+
+
 @attrs.frozen(kw_only=True)
 class NodeConfig:
     """The whole node config file (TOML)::
 
     disabled = ["trtllm"]          # never imported or offered here
     lenient = false                # unknown spec keys reported, not fatal
+    import_budget = 1.0            # seconds; an engine importing slower is listed as slow
     [env_policy]
     deny = ["NCCL_ALGO"]
     [installed]
@@ -83,6 +89,9 @@ class NodeConfig:
     #: An allowlist; empty means every installed engine.
     enabled: tuple[str, ...] = ()
     lenient: bool = False
+    #: Seconds an engine's import may take before ``enginekit engines`` lists it as slow:
+    #: every command using it pays that, and a plugin should import in milliseconds.
+    import_budget: float = attrs.field(default=1.0, validator=_a_budget)
     env_policy: EnvPolicyConfig = EnvPolicyConfig()
     #: Builds the agent installed, by engine name: each checked when its engine loads,
     #: so a mistake in one never stops another.

@@ -177,6 +177,15 @@ class Answers:
                 f"names (prefixes of at least {_MIN_NAMESPACE} characters), a printable reason, none the "
                 "alias of another",
             )
+        unsafe = answer.unsafe_env
+        if not isinstance(unsafe, Mapping) or not all(
+            type(name) is str and is_portable_name(name) and _texts(why) and why.strip()
+            for name, why in unsafe.items()
+        ):
+            raise self.broken(
+                hook,
+                "returned a policy whose unsafe_env is not a table of portable names to a printable reason",
+            )
         if not isinstance(answer.syntax, ArgSyntax):
             raise self.broken(hook, "returned a policy whose syntax is not an ArgSyntax")
         for field in ("managed_args", "risky_args", "secret_args"):

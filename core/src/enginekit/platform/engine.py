@@ -22,7 +22,7 @@ from enginekit.platform.inputs import Inputs
 from enginekit.policy.args import ParsedArgs
 from enginekit.policy.checks import arg_policy_problems, bounds_problems, validate_common
 from enginekit.policy.engine import EnginePolicy
-from enginekit.policy.env import DEFAULT_POLICY, RESERVED, EnvPolicy
+from enginekit.policy.env import DEFAULT_POLICY, RESERVED, EnvPolicy, floor_group
 from enginekit.spec.model import Adapter, Command, GPUInfo, Profile, ShardSpec
 from enginekit.spec.rules import check_spec, listens_everywhere, same_ip
 
@@ -340,6 +340,19 @@ class Engine:
                 "commands",
                 f"returned {where} setting {claimed[0]}, which only the shard's placement sets",
             )
+        unsafe = self.policy.unsafe_env
+        for name in command.env:
+            if name in placed or name in command.secret_env or name.upper() in declared | unsafe.keys():
+                continue
+            group = floor_group(name)
+            if group is not None:
+                # The floor holds for what a plugin generates as for what a profile asks:
+                # LD_PRELOAD from a plugin loads code into a root process all the same.
+                raise self._answers.broken(
+                    "commands",
+                    f"returned {where} setting {name}, which the core refuses ({group.why}); an engine "
+                    f"that must set it names it in its policy's unsafe_env, with the reason",
+                )
         undeclared = sorted(key for key in command.secret_env if key.upper() not in declared)
         if undeclared and not self._declares_policy:
             # The first release had no policy hook: its plugins named their secrets only
@@ -512,6 +525,14 @@ class Engine:
             f"(env_policy.allow_unsafe: {reason})"
             for key, reason in self.env_policy.unsafe_allowances(shard.profile.env)
         ]
+        if self.policy.unsafe_env:
+            present = {name.upper() for command in commands for name in command.env}
+            allowances += [
+                f"env {name} is set by the {self.name} engine itself although it can load code or "
+                f"redirect trust (its policy's unsafe_env: {why})"
+                for name, why in sorted(self.policy.unsafe_env.items())
+                if name in present
+            ]
         return LaunchPlan(
             engine=self.name,
             shard=shard,

@@ -38,6 +38,13 @@ def _upper(name: str) -> str:
     return name.upper()
 
 
+def _upper_keys(table: Mapping[str, str]) -> Mapping[str, str]:
+    """Names upper-cased, as every name is compared; what is no table is left to the contract."""
+    if not isinstance(table, Mapping):
+        return table
+    return {(key.upper() if isinstance(key, str) else key): why for key, why in table.items()}
+
+
 def _option_set(options: Iterable[str]) -> frozenset[str]:
     return frozenset(options)
 
@@ -123,6 +130,10 @@ class EnginePolicy:
     :ivar display_name: The engine as messages name it (``vLLM``, ``llama-server``).
     :ivar env_aliases: Names the engine reads as other names (:class:`EnvAlias`), for the
         configured release: each is judged as its target as well as by its own spelling.
+    :ivar unsafe_env: Variables of the core's floor (the loader's, a shell's, Python's:
+        what loads code or redirects trust) that this engine's own commands set, each
+        mapped to why it must. The core refuses a floor variable in a command the engine
+        builds unless it is named here, and every plan that carries one says so.
     """
 
     open_env: tuple[str, ...] = attrs.field(default=(), converter=_name_tuple)
@@ -137,6 +148,7 @@ class EnginePolicy:
     allowed_args: frozenset[str] = attrs.field(default=frozenset(), converter=_option_set)
     display_name: str = ""
     env_aliases: tuple[EnvAlias, ...] = attrs.field(default=(), converter=tuple[EnvAlias, ...])
+    unsafe_env: Mapping[str, str] = attrs.field(factory=dict, converter=_upper_keys)
 
     def __attrs_post_init__(self) -> None:
         # An option of the tables the syntax does not know would match only when spelled

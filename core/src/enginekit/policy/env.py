@@ -525,6 +525,16 @@ class EnvPolicy:
         return found
 
 
+def floor_group(key: str) -> EnvDeny | None:
+    """The built-in floor group ``key`` falls in: what loads code, redirects trust or carries
+    a credential, whoever sets it; ``None`` for any other name."""
+    upper = key.upper()
+    if upper in PYTHON_ALLOWED:
+        return None
+    group = _deny_group(DENY_GROUPS, upper)
+    return group if group is not None and group.floor else None
+
+
 def _tuning_problem(value: str) -> str:
     """Why ``value`` is not a tuning string for a ``*_CONF`` key, or ``""`` when it is one."""
     if _PATH_LIKE.search(value):

@@ -27,6 +27,14 @@ RESERVED_ENV = frozenset(
     """.split()
 )
 
+#: The core's floor refuses RAY_ (Ray imports hooks and attaches to clusters named there)
+#: to profiles and to plugins alike; this plugin sets the one it must, from the spec.
+UNSAFE_ENV = {
+    "RAY_ADDRESS": "the vLLM server of a Ray replica attaches to the Ray head this shard starts, "
+    "at the shard's leader_addr and leader_port; left unset, Ray takes the cluster started last "
+    "on the node, which may be another replica's",
+}
+
 #: The API key's variable: it comes from the shard spec only.
 SECRET_ENV = frozenset({API_KEY_VAR})
 
@@ -68,4 +76,5 @@ def engine_policy(config: VllmConfig) -> EnginePolicy:
         secret_args=SECRETS,
         allowed_args=config.allow_args,
         display_name="vLLM",
+        unsafe_env=UNSAFE_ENV,
     )
