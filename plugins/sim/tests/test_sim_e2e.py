@@ -276,6 +276,34 @@ def test_two_nodes_waits_for_all_workers_and_workers_die_with_the_leader(
         assert leader.alive(), "a hung leader is still there: the worker did not wait for it to exit"
 
 
+#: What a stop may print: any of these on stderr is a shutdown that was not clean.
+UNCLEAN = ("Traceback", "Exception in callback", "Task was destroyed", "Task exception was never retrieved")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_leader_with_its_worker_joined_stops_quietly_with_status_0(
+    start: Start, render: Render, sig: signal.Signals
+) -> None:
+    """Stopped, the leader lets each worker's connection handler end, so asyncio logs no traceback.
+
+    Python 3.10 and 3.11 log one for a stream handler still running (then cancelled) when
+    the loop ends; the README documents SIGTERM and SIGINT as a clean exit 0.
+    """
+    leader_spec, worker_spec = two_node_specs(heartbeat=f"{HEARTBEAT:g}")
+    leader = start(render(leader_spec))
+    wait_port("127.0.0.1", leader_spec.leader_port, timeout=60)
+    worker = start(render(worker_spec))
+    poll(base(leader_spec) + "/health", lambda s: s == 200, timeout=60)
+    leader.kill(sig)
+    assert leader.wait(10) == 0, leader.output()
+    assert "enginekit-sim: shutting down" in leader.output()
+    assert not [marker for marker in UNCLEAN if marker in leader.output()], leader.output()
+    # The worker's part is unchanged: it sees the connection close and exits 1, quietly too.
+    assert worker.wait(3 * HEARTBEAT + EXIT_SLACK) == 1
+    assert "went away (connection closed)" in worker.output()
+    assert not [marker for marker in UNCLEAN if marker in worker.output()], worker.output()
+
+
 def test_a_cpu_shard_runs_with_the_kv_cache_placement_reserved(
     start: Start, render: Render, make_shard: MakeShard
 ) -> None:

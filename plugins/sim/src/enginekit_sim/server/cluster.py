@@ -49,6 +49,8 @@ class Leader:
         self._on_change, self._on_lost = on_change, on_lost
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
+        #: Each worker's connection handler, so that closing can wait for it to end.
+        self._handlers: set[asyncio.Task[Any]] = set()
         self._closing = False
 
     def all_ready(self) -> bool:
@@ -61,12 +63,25 @@ class Leader:
         self._server = await asyncio.start_server(self._handle, host=s.master_addr, port=s.master_port)
 
     async def close(self) -> None:
-        """Stop listening; workers see the connection close and exit."""
+        """Stop listening; workers see the connection close and exit.
+
+        Each handler is let finish, never cancelled: asyncio's stream server reads the
+        result of a handler task that ends cancelled (as ``asyncio.run`` cancels whatever
+        is left when the process stops), and Python 3.10 and 3.11 log that as an
+        "Exception in callback" traceback on every stop of a leader with a worker.
+        """
         self._closing = True
         if self._server is not None:
             self._server.close()
             for writer in list(self._writers):
-                writer.close()
+                writer.close()  # its handler reads the end of the connection and returns
+            if self._handlers:
+                _, left = await asyncio.wait(self._handlers, timeout=JOIN_REPLY_TIMEOUT / 2)
+                # A worker that does not read holds a closing connection open: drop it.
+                for writer in list(self._writers):
+                    writer.transport.abort()
+                if left:
+                    await asyncio.wait(left, timeout=JOIN_REPLY_TIMEOUT / 2)
             await self._server.wait_closed()
 
     def _refusal(self, msg: Any) -> str:
@@ -90,6 +105,9 @@ class Leader:
         rank = None
         pinger = None
         self._writers.add(writer)
+        handler = asyncio.current_task()
+        if handler is not None:
+            self._handlers.add(handler)
         try:
             msg = json.loads(await asyncio.wait_for(reader.readline(), JOIN_REPLY_TIMEOUT) or b"null")
             refusal = self._refusal(msg)
@@ -111,6 +129,8 @@ class Leader:
             if pinger is not None:
                 pinger.cancel()
             self._writers.discard(writer)
+            if handler is not None:
+                self._handlers.discard(handler)
             writer.close()
 
     def _ready(self, rank: int) -> None:
