@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -318,3 +321,57 @@ def test_a_count_is_plain_digits() -> None:
     assert whole("123456789") == 123456789
     for loose in ["1_0", "\u0661", " 1", "1 ", "+1", "-1", "1234567890", "", "1.0"]:
         assert whole(loose) is None, loose
+
+
+def _fifo(path: Path) -> str:
+    os.mkfifo(path)
+    return "is a FIFO, not a regular file"
+
+
+def _directory(path: Path) -> str:
+    path.mkdir()
+    return "is a directory, not a regular file"
+
+
+def _link(path: Path) -> str:
+    path.with_name("target.json").write_text("kept\n")
+    path.symlink_to(path.with_name("target.json"))
+    return "is a symbolic link: each status write would replace the link itself"
+
+
+@pytest.mark.parametrize("make", [_fifo, _directory, _link], ids=["fifo", "directory", "symlink"])
+def test_a_status_file_path_that_is_not_a_regular_file_is_refused_before_anything_starts(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, make: Callable[[Path], str]
+) -> None:
+    # The engine could not even be listed: an error about it would mean the run went on.
+    config = tmp_path / "node.toml"
+    config.write_text('[engines.sim]\npython = "/nonexistent/python3"\n')
+    status = tmp_path / "status.json"
+    said = make(status)
+    before = os.lstat(status)
+    spec = str(EXAMPLES / "sim-single.toml")
+    code, out, err = run(capsys, spec, "--config", str(config), "--status-file", str(status))
+    assert (code, out) == (2, "")
+    assert f"enginekit run: error: argument --status-file: {status} {said}" in err
+    assert "cannot check the devices" not in err, "nothing was checked or started"
+    after = os.lstat(status)
+    assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
+
+
+def test_a_character_device_status_file_is_refused_even_for_a_dry_run(
+    capsys: pytest.CaptureFixture[str], config: str
+) -> None:
+    spec = str(EXAMPLES / "sim-single.toml")
+    code, out, err = run(capsys, spec, "--config", config, "--dry-run", "--status-file", "/dev/null")
+    assert (code, out) == (2, "")
+    assert (
+        "enginekit run: error: argument --status-file: /dev/null is a character device, not a regular file: "
+        "each status write replaces the path with a new file; give the path of a regular file, or of nothing yet"
+    ) in err
+    assert stat.S_ISCHR(os.lstat("/dev/null").st_mode)
+
+
+def test_an_empty_status_file_path_is_refused(capsys: pytest.CaptureFixture[str], config: str) -> None:
+    code, out, err = run(capsys, WORKER, "--config", config, "--dry-run", "--status-file", "")
+    assert (code, out) == (2, "")
+    assert "argument --status-file: expected a file path, got ''" in err

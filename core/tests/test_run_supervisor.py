@@ -13,6 +13,7 @@ import os
 import re
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -555,6 +556,55 @@ def test_a_status_file_that_fails_for_a_while_is_written_again_and_ends_exited(
     assert f"the status file {status} is written again" in text
     document = json.loads(status.read_text())
     assert (document["state"], document["exit_code"]) == ("exited", 0)
+
+
+#: The main process: once the status file is there, it puts something else in its place.
+SWAP = """
+import os, sys, time
+path, kind = sys.argv[1], sys.argv[2]
+deadline = time.monotonic() + 10
+while not os.path.isfile(path) and time.monotonic() < deadline:
+    time.sleep(0.01)
+os.remove(path)
+if kind == "fifo":
+    os.mkfifo(path)
+else:
+    os.symlink(path + ".victim", path)
+print("swapped", flush=True)
+time.sleep(0.3)
+"""
+
+
+@pytest.mark.parametrize(("kind", "said"), [("fifo", "is a FIFO"), ("symlink", "is a symbolic link")])
+def test_a_status_file_swapped_for_what_is_not_a_regular_file_is_left_alone_and_said_once(
+    start: Callable[..., Started], tmp_path: Path, kind: str, said: str
+) -> None:
+    status = tmp_path / "status.json"
+    victim = tmp_path / "status.json.victim"
+    victim.write_text("not the runner's\n")
+    run = start(plan_of(python(SWAP, str(status), kind)), status_file=status)
+    assert run.result() == 0
+    text = run.text()
+    assert "[main] swapped" in text
+    assert text.count("warning: the status file is no longer written: ") == 1
+    assert f"{status} {said}" in text
+    assert "cannot write the status file" not in text
+    mode = os.lstat(status).st_mode
+    assert stat.S_ISFIFO(mode) if kind == "fifo" else stat.S_ISLNK(mode)
+    assert victim.read_text() == "not the runner's\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_a_supervisor_refuses_a_status_file_that_is_not_a_regular_file(tmp_path: Path) -> None:
+    from enginekit.run.status import StatusPathRefused
+
+    fifo = tmp_path / "status.json"
+    os.mkfifo(fifo)
+    with pytest.raises(
+        StatusPathRefused, match=rf"^status_file: {re.escape(str(fifo))} is a FIFO, not a regular"
+    ):
+        Supervisor(plan_of(python("pass")), environ={}, status_file=fifo, log=io.BytesIO())
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 
 class _BrokenEngine:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
-from enginekit.cli.values import carrier, seconds
+from enginekit.cli.values import carrier, seconds, status_path
 
 #: ``enginekit.platform.config.DEFAULT_CONFIG_PATH``, written out so that reading the arguments
 #: imports no config machinery; a test keeps the two equal.
@@ -196,7 +196,10 @@ def _run(parser: argparse.ArgumentParser) -> None:
     for option, default, what in RUN_TIMINGS:
         parser.add_argument(option, type=seconds, metavar="SECONDS", help=f"{what} (default: {default:g})")
     parser.add_argument(
-        "--status-file", type=Path, metavar="PATH", help="keep the shard's state there, as JSON"
+        "--status-file",
+        type=status_path,
+        metavar="PATH",
+        help="keep the shard's state there, as JSON (a regular file, or nothing yet; never a link or device)",
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 MAX_TIMEOUT = 86400.0
 
@@ -61,3 +62,21 @@ def seconds(text: str) -> float:
         # Beyond what the OS's wait takes (it overflows), and never what was meant.
         raise argparse.ArgumentTypeError(f"expected at most {MAX_TIMEOUT:g} seconds (a day), got {text!r}")
     return value
+
+
+def status_path(text: str) -> Path:
+    """``--status-file``'s value: a path the runner may replace, judged before anything starts.
+
+    What is there is judged again at every write (``enginekit.run.status``); this makes a
+    wrong path an error at once, not a warning once the shard is running.
+    """
+    from enginekit.run.status import refusal
+
+    if not text:
+        # An empty path would name the current directory.
+        raise argparse.ArgumentTypeError("expected a file path, got ''")
+    path = Path(text)
+    why = refusal(path)
+    if why is not None:
+        raise argparse.ArgumentTypeError(why)
+    return path

@@ -61,7 +61,8 @@ class Supervisor:
     :param environ: What the children inherit, under each command's generated variables.
         Nothing is read from ``os.environ``.
     :param engine: The plan's engine, for the CPU-fallback check; without it, none is made.
-    :param status_file: Where the state is written as JSON, atomically, at every change.
+    :param status_file: Where the state is written as JSON, atomically, at every change:
+        nothing there yet, or a regular file (see :func:`enginekit.run.status.refusal`).
     :param log: Where children's lines and the runner's messages go (stderr by default).
     :param secrets: Masked in every line besides the plan's own key.
     """
@@ -86,6 +87,11 @@ class Supervisor:
         self._engine = engine
         self._secrets = [s for s in (plan.shard.api_key, *secrets) if s]
         self._log = LogSink(log if log is not None else default_stream(), self._secrets)
+        if status_file is not None:
+            why = st.refusal(status_file)
+            if why is not None:
+                # Refused before anything starts, as the command line refuses it.
+                raise st.StatusPathRefused(f"status_file: {why}")
         self._status = st.StatusFile(status_file) if status_file is not None else None
         #: Whether the last write of the status file failed, and whether that was said.
         self._status_failing = False
@@ -447,6 +453,12 @@ class Supervisor:
             return
         try:
             self._status.write(self._document())
+        except st.StatusPathRefused as exc:
+            # Swapped since the start for something it must not replace: said once, and
+            # no more writes, rather than stop the shard or try again at every change.
+            self._warn(f"the status file is no longer written: {exc}")
+            self._status = None
+            return
         except OSError as exc:
             # Said once: the shard runs on without its status file rather than stop for it.
             # Every later change tries again: a disk full for a moment must not leave the
