@@ -100,3 +100,35 @@ def test_env_names_a_profile_variable_holding_the_key(
     assert "export VLLM_LOGGING_PREFIX='<secret>'" in out
     assert "env VLLM_LOGGING_PREFIX holds the API key" in err
     assert key.upper() not in out + err
+
+
+SIM_KEY = "sim-demo-key-0123456789abcdef"  # examples/sim-single.toml's
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "field"),
+    [
+        ('model_path = "/models/tiny-llama"', f'model_path = "/models/{SIM_KEY}"', "profile.model_path"),
+        ('args = ["--ttft-ms"', f'args = ["--dtype", "{SIM_KEY}", "--ttft-ms"', "profile.args[1]"),
+        ('path = "/adapters/sql-lora"', f'path = "/adapters/{SIM_KEY}"', "profile.adapters[0].path"),
+    ],
+    ids=["model_path", "args", "adapter path"],
+)
+@pytest.mark.parametrize("command", ["render", "validate"])
+def test_a_key_pasted_into_a_spec_field_is_named_as_that_field_never_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], before: str, after: str, field: str, command: str
+) -> None:
+    text = (EXAMPLES / "sim-single.toml").read_text()
+    assert f'api_key = "{SIM_KEY}"' in text
+    assert before in text
+    spec = tmp_path / "spec.toml"
+    spec.write_text(text.replace(before, after))
+    code = main([command, str(spec)], {"ENGINEKIT_CONFIG": ""})
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err == (
+        f"enginekit: error: {field} holds the API key; engine 'sim' passes it on a command line, which any "
+        "local user can read: take the key out of it (the engine gets it only in its environment, from "
+        "api_key); refusing it\n"
+    )
+    assert SIM_KEY not in err

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable
 
 import pytest
-from enginekit import Command, EngineError, LaunchPlan, Profile, ShardSpec, SpecError, hookimpl
+from enginekit import Adapter, Command, EngineError, LaunchPlan, Profile, ShardSpec, SpecError, hookimpl
 from enginekit.placement.builder import CommandBuilder
 from enginekit.policy.args import ArgSyntax, ParsedArgs
 from enginekit.policy.engine import NO_POLICY, EnginePolicy
@@ -47,6 +47,19 @@ class Leaky(Keyed):
     @hookimpl
     def commands(self, shard: ShardSpec) -> list[Command]:
         return [CommandBuilder(shard).command("leaky", [f"--api-key={shard.api_key}"])]
+
+
+class Passing(Keyed):
+    """An engine that passes the spec's paths and names on its command line, as engines do."""
+
+    @hookimpl
+    def commands(self, shard: ShardSpec) -> list[Command]:
+        build = CommandBuilder(shard)
+        build.put_secret("KEYED_API_KEY", shard.api_key, "the key")
+        profile = shard.profile
+        adapters = [f"{adapter.name}={adapter.path}" for adapter in profile.adapters]
+        argv = [profile.model_path, "--served-model-name", profile.model_name(), "--lora", *adapters]
+        return [build.command("passing", [*argv, "--shard", shard.shard_id])]
 
 
 class Nothing(Keyed):
@@ -380,3 +393,66 @@ def test_a_worker_waiting_for_an_ipv6_leader_is_shown_with_the_address_in_bracke
         metrics_path="/metrics",
     )
     assert "  waits until [fd00::1]:29600 accepts connections" in plan.render_text()
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        (
+            {"profile_model_path": f"/models/{KEY}"},
+            "profile.model_path holds the API key; engine 'passing' passes it",
+        ),
+        (
+            {
+                "profile_adapters": (
+                    Adapter(name="a", path="/adapters/a"),
+                    Adapter(name="b", path=f"s3://{KEY}/b"),
+                )
+            },
+            "profile.adapters[1].path holds the API key; engine 'passing' passes it",
+        ),
+        ({"shard_id": f"s-{KEY}"}, "shard_id holds the API key; engine 'passing' passes it"),
+        (
+            {"profile_model_path": KEY, "profile_served_model_name": f"{KEY}-chat"},
+            "profile.model_path and profile.served_model_name hold the API key; engine 'passing' passes them",
+        ),
+    ],
+    ids=["model_path", "adapter path", "shard field", "two fields"],
+)
+def test_a_key_pasted_into_a_field_on_the_command_line_is_the_spec_s_to_fix(
+    make_shard: Make, fields: dict[str, object], named: str
+) -> None:
+    spec = make_shard("passing", api_key=KEY, **fields)
+    engine = engine_for(Passing(), "passing")
+    with pytest.raises(EngineError) as caught:
+        engine.commands(spec)
+    message = str(caught.value)
+    assert message.startswith(
+        named + " on a command line, which any local user can read: take the key out of"
+    )
+    assert message.endswith("(the engine gets it only in its environment, from api_key); refusing it")
+    assert "put the API key" not in message, "the engine did nothing wrong"
+    assert KEY not in message
+    with pytest.raises(EngineError) as planned:
+        engine.plan(spec)
+    assert str(planned.value) == message
+
+
+def test_a_key_split_over_the_profile_s_args_names_the_args(make_shard: Make) -> None:
+    class Passes(Keyed):
+        @hookimpl
+        def commands(self, shard: ShardSpec) -> list[Command]:
+            return [CommandBuilder(shard).command("passes", list(shard.profile.args))]
+
+    spec = make_shard("passes", api_key=KEY, profile_args=("--token", KEY[:6], KEY[6:]))
+    with pytest.raises(EngineError, match=r"^profile\.args holds the API key; engine 'passes' passes it"):
+        engine_for(Passes(), "passes").commands(spec)
+
+
+def test_the_profile_s_variables_are_never_named_they_never_reach_a_command_line(make_shard: Make) -> None:
+    # enginekit puts them in the environment itself: a key there does not explain an argv.
+    spec = make_shard("passing", api_key=KEY, profile_model_path=f"/m/{KEY}", profile_env={"KEYED_NOTE": KEY})
+    with pytest.raises(
+        EngineError, match=r"^profile\.model_path holds the API key; engine 'passing' passes it "
+    ):
+        engine_for(Passing(), "passing").commands(spec)

@@ -311,7 +311,7 @@ class Engine:
         argv = [arg for command in built for arg in command.argv()]
         if shard.api_key and _holds(argv, shard.api_key):
             # Any local user can read /proc/PID/cmdline: a key there is a key published.
-            raise EngineError(f"engine {self.name!r} put the API key on a command line; refusing it")
+            raise _key_on_command_line(self.name, shard)
         return built, tuple(dropped.values())
 
     def _check_command(
@@ -445,7 +445,7 @@ class Engine:
         if listing is None or shard is None:
             return listing
         if shard.api_key and _holds(listing.argv(), shard.api_key):
-            raise EngineError(f"engine {self.name!r} put the API key on a command line; refusing it")
+            raise _key_on_command_line(self.name, shard)
         placed = placement_env(shard)
         return attrs.evolve(listing, env={**placed.env, **listing.env}, why={**placed.why, **listing.why})
 
@@ -628,6 +628,56 @@ def _holds(argv: list[str], key: str) -> bool:
     base64 or URL-encoded form.
     """
     return leaks("\0".join(argv), key) or leaks("".join(argv), key)
+
+
+#: The spec's fields that never reach a command line: the key's own, and the profile's
+#: variables, which enginekit itself puts in the environment. A key in them does not
+#: explain one on a command line: that is the engine's doing.
+_OFF_THE_COMMAND_LINE = frozenset({"api_key", "profile.env"})
+
+
+def _key_on_command_line(engine: str, shard: ShardSpec) -> EngineError:
+    """The refusal of a command line that carries the API key: the spec's fields that hold it, if any.
+
+    A key pasted into a field the engine passes on (``model_path``, ``args``, an adapter's
+    path) is the spec's to fix, not the engine's; only the field's name is said, never
+    its value.
+    """
+    fields = _fields_holding(shard, shard.api_key)
+    if not fields:
+        return EngineError(f"engine {engine!r} put the API key on a command line; refusing it")
+    named = fields[0] if len(fields) == 1 else ", ".join(fields[:-1]) + " and " + fields[-1]
+    holds, it = ("holds", "it") if len(fields) == 1 else ("hold", "them")
+    return EngineError(
+        f"{named} {holds} the API key; engine {engine!r} passes {it} on a command line, which any "
+        f"local user can read: take the key out of {it} (the engine gets it only in its environment, "
+        f"from api_key); refusing it"
+    )
+
+
+def _fields_holding(shard: ShardSpec, key: str) -> list[str]:
+    """The spec's fields, as ``profile.model_path`` or ``profile.args[3]``, whose value holds ``key``."""
+    found: list[str] = []
+
+    def walk(value: Any, path: str) -> None:
+        if path in _OFF_THE_COMMAND_LINE:
+            return
+        if isinstance(value, str):
+            if key in value:
+                found.append(path)
+        elif isinstance(value, dict):
+            for name, item in value.items():
+                walk(item, f"{path}.{name}" if path else str(name))
+        elif isinstance(value, list):
+            before = len(found)
+            for index, item in enumerate(value):
+                walk(item, f"{path}[{index}]")
+            texts = [item for item in value if isinstance(item, str)]
+            if len(found) == before and _holds(texts, key):
+                found.append(path)  # split over its elements: "--api-key", "sk-ab", "cd"
+
+    walk(shard.to_dict(show_secrets=True), "")
+    return found
 
 
 def _with_env(command: Command, env: EnvBuild, engine: str) -> Command:
