@@ -202,3 +202,19 @@ def test_an_unmarked_variable_without_the_key_is_fine() -> None:
     registry.add(Unmarked("no key here"), name="unmarked")
     plan = registry.engine("unmarked").plan(make_shard(engine="unmarked"))
     assert plan.commands[0].env["TOKEN_FOR_LOGS"] == "no key here"
+
+
+def test_a_form_of_the_key_pasted_into_a_spec_field_names_the_field() -> None:
+    from enginekit import Profile
+
+    class Passing(Unmarked):
+        @hookimpl
+        def commands(self, shard: ShardSpec) -> list[Command]:
+            return [CommandBuilder(shard).command("/usr/bin/passing", ["--model", shard.profile.model_path])]
+
+    registry = Registry()
+    registry.add(Passing(""), name="passing")
+    profile = Profile(name="p", engine="passing", model_path=f"/models/{KEY[:16].lower()}")
+    with pytest.raises(EngineError, match=r"^profile\.model_path holds the API key") as caught:
+        registry.engine("passing").plan(make_shard(profile, api_key=KEY))
+    assert runs_of(KEY, str(caught.value)) == []

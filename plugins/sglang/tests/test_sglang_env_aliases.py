@@ -16,7 +16,7 @@ from enginekit.plugin import parse_version
 from enginekit.policy.env import EnvPolicy
 from enginekit.testing import engine_for
 from enginekit_sglang import SglangConfig, SglangEngine
-from enginekit_sglang.policy import SGL_ALIAS, SGL_COPIED_SINCE, aliases, engine_policy
+from enginekit_sglang.policy import HOST_IP_ALIAS, SGL_ALIAS, SGL_COPIED_SINCE, aliases, engine_policy
 
 ENGINE = engine_for(SglangEngine(), "sglang")
 READ_AS = "the engine reads it as SGLANG_{rest} (SGLang copies every SGL_* variable over SGLANG_* at start)"
@@ -84,18 +84,39 @@ def test_a_site_opening_the_target_opens_the_old_spelling_with_it() -> None:
 
 def test_the_aliases_by_release() -> None:
     assert parse_version("0.5.3") == SGL_COPIED_SINCE
-    assert aliases(parse_version("0.5.3")) == (SGL_ALIAS,)
-    assert aliases(parse_version("0.5.23")) == (SGL_ALIAS,)
-    assert aliases(parse_version("0.5.2")) == ()
-    assert aliases(parse_version("0.4.7")) == ()
+    assert aliases(parse_version("0.5.3")) == (SGL_ALIAS, HOST_IP_ALIAS)
+    assert aliases(parse_version("0.5.23")) == (SGL_ALIAS, HOST_IP_ALIAS)
+    assert aliases(parse_version("0.5.2")) == (HOST_IP_ALIAS,)
+    assert aliases(parse_version("0.4.7")) == (HOST_IP_ALIAS,)
     assert SGL_ALIAS.alias == "SGL_"
     assert SGL_ALIAS.target == "SGLANG_"
     assert SGL_ALIAS.prefix is True
+    assert (HOST_IP_ALIAS.alias, HOST_IP_ALIAS.target, HOST_IP_ALIAS.prefix) == (
+        "HOST_IP",
+        "SGLANG_HOST_IP",
+        False,
+    )
     # Unknown release: every alias any release reads.
-    assert engine_policy(()).env_aliases == (SGL_ALIAS,)
-    assert engine_policy((), parse_version("0.4.7")).env_aliases == ()
+    assert engine_policy(()).env_aliases == (SGL_ALIAS, HOST_IP_ALIAS)
+    assert engine_policy((), parse_version("0.4.7")).env_aliases == (HOST_IP_ALIAS,)
+
+
+@pytest.mark.parametrize("release", ["0.4.7", "0.5.2", "0.5.23"])
+def test_host_ip_is_the_nodes_address_in_every_release_and_refused_as_it(release: str) -> None:
+    engine = engine_for(SglangEngine(SglangConfig(version=release)), "sglang")
+    bad, why = engine.env_policy.unsafe_env("HOST_IP")
+    assert bad
+    opened = engine_for(
+        SglangEngine(SglangConfig(version=release)), "sglang", policy=EnvPolicy(allow=frozenset({"HOST_IP"}))
+    )
+    bad, why = opened.env_policy.unsafe_env("HOST_IP")
+    assert bad
+    assert why.startswith(
+        "the engine reads it as SGLANG_HOST_IP (SGLang takes the node's address from HOST_IP"
+    )
+    assert "reserved by the engine" in why
 
 
 def test_the_plugin_declares_the_alias_of_its_configured_release() -> None:
-    assert SglangEngine().policy().env_aliases == (SGL_ALIAS,)  # the newest release read
-    assert SglangEngine(SglangConfig(version="0.5.3")).policy().env_aliases == (SGL_ALIAS,)
+    assert SglangEngine().policy().env_aliases == (SGL_ALIAS, HOST_IP_ALIAS)  # the newest release read
+    assert SglangEngine(SglangConfig(version="0.5.3")).policy().env_aliases == (SGL_ALIAS, HOST_IP_ALIAS)

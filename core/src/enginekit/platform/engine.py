@@ -663,7 +663,7 @@ def _fields_holding(shard: ShardSpec, key: str) -> list[str]:
         if path in _OFF_THE_COMMAND_LINE:
             return
         if isinstance(value, str):
-            if key in value:
+            if leaks(value, key):
                 found.append(path)
         elif isinstance(value, dict):
             for name, item in value.items():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from enginekit.plugin import EnginePolicy, EnvDeny
+from enginekit.plugin import EnginePolicy, EnvAlias, EnvDeny
 
 from enginekit_llamacpp.flags import API_KEY_ENV, EXECUTABLE, MANAGED, RISKY, SECRET
 from enginekit_llamacpp.syntax import ARITY, SYNTAX
@@ -25,6 +25,32 @@ DENIED_ENV = (
         "llama-server reads every flag from its LLAMA_ARG_ twin, bypassing the argument checks",
         prefixes="LLAMA_ARG_",
     ),
+    # Options and settings common/arg.cpp and the server read from names of their own.
+    EnvDeny(
+        "llama-server reads an option or a place to fetch, store or start from it, bypassing "
+        "the argument checks",
+        "LLAMA_APP_CMD LLAMA_CACHE LLAMA_OFFLINE LLAMA_CHAT_TEMPLATE_KWARGS MTMD_BACKEND_DEVICE",
+    ),
+)
+
+#: Names llama.cpp reads as others (common/arg.cpp, common/download.cpp, tools/server),
+#: declared for every build: an alias only adds refusals. ``LLAMA_ARG_NO_X`` needs none, as
+#: the ``LLAMA_ARG_`` group holds it; ``HOME`` and ``XDG_CONFIG_HOME`` (which pick a
+#: config.ini that can set any option) are the core's reserved names.
+ENV_ALIASES: tuple[EnvAlias, ...] = (
+    EnvAlias(
+        "AIP_HTTP_PORT",
+        "LLAMA_ARG_PORT",
+        why="llama-server listens on AIP_HTTP_PORT when AIP_MODE is PREDICTION (Vertex AI)",
+    ),
+    EnvAlias(
+        "AIP_MODE", "LLAMA_ARG_PORT", why="AIP_MODE=PREDICTION makes llama-server listen on AIP_HTTP_PORT"
+    ),
+    EnvAlias(
+        "MODEL_ENDPOINT",
+        "HF_ENDPOINT",
+        why="llama.cpp downloads models from MODEL_ENDPOINT, else HF_ENDPOINT",
+    ),
 )
 
 
@@ -42,4 +68,5 @@ def engine_policy(allowed: Collection[str]) -> EnginePolicy:
         secret_args=SECRET,
         allowed_args=allowed,
         display_name=EXECUTABLE,
+        env_aliases=ENV_ALIASES,
     )

@@ -62,9 +62,23 @@ SGL_ALIAS = EnvAlias(
 )
 
 
+#: Every release read (0.5.2 to 0.5.23): the node's address is SGLANG_HOST_IP, else HOST_IP
+#: (``srt/utils``: ``os.getenv("SGLANG_HOST_IP", "") or os.getenv("HOST_IP", "")``).
+HOST_IP_ALIAS = EnvAlias(
+    "HOST_IP",
+    "SGLANG_HOST_IP",
+    why="SGLang takes the node's address from HOST_IP where SGLANG_HOST_IP is unset",
+)
+
+
 def aliases(release: Version) -> tuple[EnvAlias, ...]:
-    """The names ``release`` reads as others."""
-    return (SGL_ALIAS,) if release >= SGL_COPIED_SINCE else ()
+    """The names ``release`` reads as others.
+
+    Its deprecated ``SGLANG_X`` names read as newer ``SGLANG_Y`` ones (``SGLANG_NSA_FUSE_TOPK``
+    as ``SGLANG_DSA_FUSE_TOPK``…) are not declared: none of their targets is refused, so
+    each would be judged exactly as it is.
+    """
+    return (SGL_ALIAS, HOST_IP_ALIAS) if release >= SGL_COPIED_SINCE else (HOST_IP_ALIAS,)
 
 
 def engine_policy(allowed: Collection[str], release: Version | None = None) -> EnginePolicy:
@@ -73,7 +87,7 @@ def engine_policy(allowed: Collection[str], release: Version | None = None) -> E
     :param release: the release the node runs; None: every alias any release reads applies.
     """
     return EnginePolicy(
-        env_aliases=aliases(release) if release is not None else (SGL_ALIAS,),
+        env_aliases=aliases(release) if release is not None else (SGL_ALIAS, HOST_IP_ALIAS),
         open_env=OPEN_ENV,
         # The CPU binding is generated from the cores placement reserved.
         reserved_env=f"{WIRING} {THREADS_ENV}",

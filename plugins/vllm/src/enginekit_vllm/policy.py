@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enginekit.plugin import EnginePolicy, EnvDeny
+from enginekit.plugin import EnginePolicy, EnvAlias, EnvDeny
 
 from enginekit_vllm.argpolicy import ARITY, SYNTAX
 from enginekit_vllm.config import VllmConfig
@@ -62,6 +62,34 @@ DENIED_ENV: tuple[EnvDeny, ...] = (
 )
 
 
+#: Names vLLM reads as others (``vllm/envs.py`` and its helpers, read in the releases 0.6.0
+#: to 0.34.0). Declared for every release: an alias only adds refusals, and each name here
+#: is refused on its own in a release that does not read it. vLLM has no prefix copy.
+ENV_ALIASES: tuple[EnvAlias, ...] = (
+    # 0.34.0: utils/deep_gemm.py runs the nvcc named by DG_JIT_NVCC_COMPILER, else by this.
+    EnvAlias(
+        "DJ_JIT_NVCC_COMPILER",
+        "DG_JIT_NVCC_COMPILER",
+        why="vLLM's DeepGEMM helper runs the compiler it names when DG_JIT_NVCC_COMPILER is unset",
+    ),
+    # Every release: envs.py reads it where VLLM_DO_NOT_TRACK is unset.
+    EnvAlias("DO_NOT_TRACK", "VLLM_DO_NOT_TRACK", why="vLLM reads it where VLLM_DO_NOT_TRACK is unset"),
+    # 0.10.1 on: VLLM_TPU_USING_PATHWAYS is decided from it, and never read by its own name.
+    EnvAlias("JAX_PLATFORMS", "VLLM_TPU_USING_PATHWAYS", why="vLLM decides VLLM_TPU_USING_PATHWAYS from it"),
+    # 0.8.0 to 0.9.2: the HPU settings were read under these names, not their documented ones.
+    EnvAlias(
+        "VLLM_CONTIGUOUS_PA",
+        "VLLM_USE_HPU_CONTIGUOUS_CACHE_FETCH",
+        why="vLLM 0.8 and 0.9 read it in place of VLLM_USE_HPU_CONTIGUOUS_CACHE_FETCH",
+    ),
+    EnvAlias(
+        "VLLM_DELAYED_SAMPLING",
+        "VLLM_HPU_USE_DELAYED_SAMPLING",
+        why="vLLM 0.8.5 to 0.9.2 read it in place of VLLM_HPU_USE_DELAYED_SAMPLING",
+    ),
+)
+
+
 def engine_policy(config: VllmConfig) -> EnginePolicy:
     """The policy of a vLLM engine configured by ``config``: only ``allowed_args`` depends on it."""
     return EnginePolicy(
@@ -77,4 +105,5 @@ def engine_policy(config: VllmConfig) -> EnginePolicy:
         allowed_args=config.allow_args,
         display_name="vLLM",
         unsafe_env=UNSAFE_ENV,
+        env_aliases=ENV_ALIASES,
     )
