@@ -13,7 +13,8 @@ Surfaces and how many collected cases each has (524 in all;
   carrier names, the replica's key hidden in a written field or in an option's value.
 - Plan reading (``LaunchPlan.from_dict``) and ``Registry.verify_plan``: 91 cases. Wrong
   types, huge values, unicode tricks, masked secrets, mismatched derived fields, things that
-  are not plans, and tampered plans that agree with themselves (one strict xfail: a finding).
+  are not plans, and tampered plans that agree with themselves (one finding, fixed: a plan
+  with its key on a command line read back).
 - ``probe`` / ``help-options`` with stand-in programs on ``PATH``: 36 cases. Key variables
   stripped in every form, the shard's key masked in the programs' output, hostile outputs,
   hangs.
@@ -774,16 +775,12 @@ def test_from_dict_refuses_a_hostile_plan_with_a_spec_error(
         assert char not in message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="LaunchPlan.from_dict accepts a plan whose argv holds the shard's API key when 'shell' is "
-    "recomputed to match: the 'never on a command line' check is not applied when reading a plan",
-)
 def test_from_dict_refuses_a_plan_with_the_key_on_its_command_line(sim_plan: dict[str, Any]) -> None:
+    # This pass's one finding, fixed: from_dict accepted it once ``shell`` was recomputed.
     plan = json.loads(json.dumps(sim_plan))
     plan["commands"][0]["args"] += ["--api-key", SIM_KEY]
     _reshell(plan)
-    with pytest.raises(SpecError):
+    with pytest.raises(SpecError, match=r"plan\.commands\[0\]: its path or args hold the API key"):
         LaunchPlan.from_dict(plan)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shlex
 from typing import Any
 
 import attrs
@@ -299,3 +300,40 @@ def test_a_long_leader_exit_or_env_name_is_shown_cut_at_forty_characters() -> No
     data["commands"][1]["secret_env"] = []
     expected = ", ".join(repr(name)[:40] for name in ("A=1", "B" * 50 + "="))
     assert f"plan.commands[1].env: names that are not portable variable names: {expected}" in refused(data)
+
+
+@pytest.mark.parametrize(
+    ("where", "form"),
+    [
+        ("args", KEY),
+        ("args", KEY.upper()),
+        ("args", KEY[:14]),
+        ("path", f"/opt/{KEY}/bin"),
+        ("split", KEY),
+    ],
+)
+def test_a_plan_with_its_key_on_a_command_line_is_refused(where: str, form: str) -> None:
+    raw = shipped(plan())
+    command = raw["commands"][1]
+    if where == "path":
+        command["path"] = form
+    elif where == "split":
+        command["args"] += ["--api-key", form[:7], form[7:14], form[14:]]
+    else:
+        command["args"] += ["--api-key", form]
+    command["shell"] = shlex.join([command["path"], *command["args"]])  # recomputed: it agrees
+    problems = refused(raw)
+    assert "plan.commands[1]: its path or args hold the API key, which any local user could read" in problems
+    assert not any(KEY[:12] in problem for problem in problems)
+
+
+def test_a_plan_with_its_key_in_a_plain_variable_is_refused() -> None:
+    raw = shipped(plan())
+    raw["commands"][1]["env"]["TOY_COPY"] = f"Bearer {KEY}"
+    assert refused(raw) == ["plan.commands[1].env: TOY_COPY holds the API key without being in secret_env"]
+
+
+def test_a_plan_without_a_key_has_nothing_to_leak() -> None:
+    shard = attrs.evolve(plan().shard, api_key="")
+    raw = shipped(plan(shard=shard, commands=(Command(path="/bin/toy", args=("--api-key", KEY)),)))
+    assert LaunchPlan.from_dict(raw).commands[0].args == ("--api-key", KEY)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 import attrs
 
 from enginekit.base.errors import SpecError
-from enginekit.base.secrets import MASK, masked
+from enginekit.base.secrets import MASK, leaks, masked
 from enginekit.base.text import is_portable_name, is_url_path
 from enginekit.placement.env import DroppedVar
 from enginekit.plan.format import P, _derived
@@ -104,6 +104,7 @@ def read_plan(raw: object, make: Callable[..., P]) -> P:
         )
         if item.shell is not None and item.shell != shlex.join(command.argv()):
             problems.append(f"plan.commands[{i}].shell: does not match path and args")
+        problems += _key_problems(i, command, doc.shard.api_key)
         commands.append(command)
     plan = make(
         engine=doc.engine,
@@ -160,6 +161,28 @@ def _leader_watch(doc: _PlanDoc, problems: list[str]) -> dict[str, object]:
         problems.append(f"plan.{problem}")
         return {"on_leader_exit": on_exit}
     return {"on_leader_exit": on_exit, "leader_watch_port": doc.leader_watch_port}
+
+
+def _key_problems(index: int, command: Command, key: str) -> list[str]:
+    """Where a command read back carries the key as no plan enginekit writes does.
+
+    Every rule that keeps a plan's own key off a command line and out of plain variables
+    is the core's, whatever the engine: a plan that breaks one was not written by it, or
+    was changed since, and a supervisor starting it would publish the key.
+    """
+    if not key or key == MASK:
+        return []
+    where = f"plan.commands[{index}]"
+    problems = []
+    argv = command.argv()
+    if leaks("\0".join(argv), key) or leaks("".join(argv), key):
+        problems.append(f"{where}: its path or args hold the API key, which any local user could read")
+    plain = sorted(
+        name for name, value in command.env.items() if name not in command.secret_env and leaks(value, key)
+    )
+    if plain:
+        problems.append(f"{where}.env: {', '.join(plain)} holds the API key without being in secret_env")
+    return problems
 
 
 def _masked_secrets(doc: _PlanDoc) -> list[str]:
