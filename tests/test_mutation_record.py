@@ -236,3 +236,11 @@ def test_the_committed_record_is_readable_and_names_only_gated_targets(tool: Mod
         assert entry["seconds"] >= 0, name
     assert json.loads(tool.RECORD_FILE.read_text(encoding="utf-8"))["schema"] == tool.RECORD_SCHEMA
     assert gated, "the table has gated targets"
+
+
+def test_the_digest_recorded_is_the_one_taken_before_the_run(tool: ModuleType, tmp_path: Path) -> None:
+    """A file edited while a long run goes on makes its target run again next time."""
+    path = tmp_path / "record.json"
+    target = tool.TARGETS[0]
+    tool.write_record([tool.Score(target, total=4, killed=4)], path, ROOT, digests={target.name: "before"})
+    assert tool.read_record(path)[target.name]["inputs"] == "before"

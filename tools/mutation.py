@@ -35,7 +35,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -585,15 +585,25 @@ def read_record(path: Path = RECORD_FILE) -> dict[str, dict[str, Any]]:
     return dict(data.get("targets", {}))
 
 
-def write_record(scores: Sequence[Score], path: Path = RECORD_FILE, root: Path = ROOT) -> None:
-    """Record each target that ran to the end: its inputs' digest and what it scored."""
+def write_record(
+    scores: Sequence[Score],
+    path: Path = RECORD_FILE,
+    root: Path = ROOT,
+    digests: Mapping[str, str] | None = None,
+) -> None:
+    """Record each target that ran to the end: its inputs' digest and what it scored.
+
+    ``digests``: each target's, taken before it ran, so that a file edited during a long run
+    makes the target run again rather than lending it a score it never had.
+    """
     record = read_record(path)
     for s in scores:
         if not s.complete:
             record.pop(s.target.name, None)
             continue
+        taken = digests.get(s.target.name) if digests is not None else None
         record[s.target.name] = {
-            "inputs": inputs_digest(s.target, root),
+            "inputs": taken or inputs_digest(s.target, root),
             "score": round(s.score_without_equivalents, 2),
             "seconds": round(s.seconds),
         }
@@ -1097,8 +1107,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     RESULTS.mkdir(exist_ok=True)
     scores = []
+    taken: dict[str, str] = {}
     start = time.monotonic()
     for target in chosen:
+        taken[target.name] = inputs_digest(target)
         print(f"== {target.name}: {target.dist}/{target.source}", flush=True)
         score = run_target(target, args.max_children, RESULTS / f"{target.name}.log")
         scores.append(score)
@@ -1112,7 +1124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         report += "\n\nIssue 17's hand-written mutants, each against its module's tests:\n\n"
         report += "\n".join(f"- {m.target}: {m.name}: {verdict}" for m, verdict in hand)
     if args.record:
-        write_record(scores)
+        write_record(scores, digests=taken)
     survivors = survivors_report(scores)
     (RESULTS / "report.md").write_text(f"{report}\n\n## Survivors\n\n{survivors}", encoding="utf-8")
     print()

@@ -218,3 +218,69 @@ def test_a_form_of_the_key_pasted_into_a_spec_field_names_the_field() -> None:
     with pytest.raises(EngineError, match=r"^profile\.model_path holds the API key") as caught:
         registry.engine("passing").plan(make_shard(profile, api_key=KEY))
     assert runs_of(KEY, str(caught.value)) == []
+
+
+def test_an_engines_output_line_with_the_key_cut_before_an_ellipsis_is_masked() -> None:
+    from enginekit.run.logs import LineSplitter
+
+    (line,) = LineSplitter(b"", [KEY]).feed(f"key {KEY[:10]}…\n".encode())
+    assert line == "key <secret>…\n".encode()
+
+
+def test_the_boundaries_of_what_is_masked() -> None:
+    eight = "Zq8Lm2Xp"
+    assert masked(f"<{eight}>", eight) == f"<{MASK}>", "a secret of exactly MIN_MASKED characters is masked"
+    assert leaks(eight, eight), "even in a text exactly its length"
+    assert masked(eight, eight) == MASK
+    # A key cut before an ellipsis: every cut of 8 to 11 characters; 12 and more are runs anyway.
+    for cut in range(8, 12):
+        assert masked(f"key {KEY[:cut]}…", KEY) == f"key {MASK}…", cut
+    assert masked(f"key {KEY[:7]}…", KEY) == f"key {KEY[:7]}…"
+    nine = "Zq8Lm2Xp9"
+    assert masked(f"{nine[:8]}…", nine) == f"{MASK}…"
+    # Two runs that touch are one span: one mask, not two side by side.
+    assert masked(KEY[:12] + KEY[:12], KEY) == MASK
+    assert masked("ab" + KEY + "cd", KEY) == f"ab{MASK}cd"
+
+
+def test_a_run_at_the_very_start_or_end_of_a_long_text_is_found() -> None:
+    for prefix, suffix in (("", "x" * 40), ("x" * 40, ""), ("x" * 5, "y" * 7), ("x" * 7, "")):
+        text = prefix + KEY[3:15] + suffix
+        assert masked(text, KEY) == prefix + MASK + suffix, (len(prefix), len(suffix))
+
+
+def test_described_and_masked_error_mask_and_keep_the_kind() -> None:
+    from enginekit.base.errors import EngineError, HookError, SpecError
+    from enginekit.base.secrets import described, masked_error
+
+    assert described(ValueError(f"bad {KEY.upper()}"), KEY) == f"ValueError: bad {MASK}"
+    assert described(SpecError([f"a {KEY}", "b"]), KEY) == f"SpecError: a {MASK}; b"
+    assert described(ValueError(""), KEY) == "ValueError"
+    assert described(type("X" * 100, (Exception,), {})("m")) == "X" * 80 + "…: m"
+
+    class Unprintable(Exception):
+        def __str__(self) -> str:
+            raise RuntimeError
+
+    assert described(Unprintable()) == "Unprintable"
+    refused = masked_error(SpecError([f"one {KEY}", "two"]), KEY)
+    assert type(refused) is SpecError
+    assert refused.problems == (f"one {MASK}", "two")
+    hooked = masked_error(HookError(f"x {KEY}", hook="commands"), KEY)
+    assert (type(hooked), str(hooked), hooked.hook) == (HookError, f"x {MASK}", "commands")
+    plain = masked_error(EngineError(f"y {KEY}"), KEY)
+    assert (type(plain), str(plain)) == (EngineError, f"y {MASK}")
+
+    class Odd(EngineError):
+        hook = 7
+
+    odd = masked_error(Odd("z"), KEY)
+    assert type(odd) is EngineError
+    assert not hasattr(odd, "hook")
+
+    class Broken(EngineError):
+        def __str__(self) -> str:
+            raise RuntimeError
+
+    broken = masked_error(Broken(), KEY)
+    assert (type(broken), str(broken)) == (EngineError, "a plugin raised an error that cannot be shown")

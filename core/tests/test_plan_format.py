@@ -337,3 +337,20 @@ def test_a_plan_without_a_key_has_nothing_to_leak() -> None:
     shard = attrs.evolve(plan().shard, api_key="")
     raw = shipped(plan(shard=shard, commands=(Command(path="/bin/toy", args=("--api-key", KEY)),)))
     assert LaunchPlan.from_dict(raw).commands[0].args == ("--api-key", KEY)
+
+
+@pytest.mark.parametrize(
+    ("key", "problem"),
+    [
+        ("abcdefg", "plan.shard.api_key: shorter than 16 characters, so guessable (the value is not shown)"),
+        ("-" + "k" * 20, "plan.shard.api_key: must not start with '-'"),
+        ("k" * 20 + " x", "plan.shard.api_key: must be ASCII letters, digits"),
+    ],
+)
+def test_a_plans_key_is_held_to_the_key_rules(key: str, problem: str) -> None:
+    raw = shipped(plan())
+    raw["shard"]["api_key"] = key
+    raw["commands"][1]["env"]["TOY_KEY"] = key
+    problems = refused(raw)
+    assert any(p.startswith(problem) for p in problems), problems
+    assert not any(key in p for p in problems)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import pytest
 from enginekit import Command, EngineError, Registry, ShardSpec, SpecError, hookimpl
 from enginekit.placement.builder import CommandBuilder
@@ -147,3 +148,52 @@ def test_floor_group_is_the_built_in_floor_only() -> None:
     assert floor_group("MALLOC_CHECK_") is not None
     assert floor_group("PYTHONUNBUFFERED") is None
     assert floor_group("VLLM_LOGGING_LEVEL") is None
+
+
+def test_marking_a_floor_variable_secret_neither_hides_nor_allows_it() -> None:
+    """Only a credential name may pass as the engine's key variable: LD_PRELOAD marked secret is refused."""
+
+    class Hidden(Setting):
+        @hookimpl
+        def commands(self, shard: ShardSpec) -> list[Command]:
+            builder = CommandBuilder(shard).put("LD_PRELOAD", "/tmp/evil.so", "x")
+            return [
+                attrs.evolve(builder.command("/usr/bin/setting", []), secret_env=frozenset({"LD_PRELOAD"}))
+            ]
+
+    policy = EnginePolicy(secret_env=("LD_PRELOAD",))
+    with pytest.raises(EngineError, match="setting LD_PRELOAD, which the core refuses"):
+        plan(Hidden({}, policy))
+
+
+class Listing(Setting):
+    """An engine whose device listing and help command set what ``env`` holds."""
+
+    @hookimpl
+    def device_listing(self, shard: ShardSpec) -> Command:
+        return Command(path="/usr/bin/true", env=self.env)
+
+    @hookimpl
+    def help_command(self, command: Command) -> Command:
+        return Command(path="/usr/bin/true", env=self.env)
+
+
+@pytest.mark.parametrize("name", ["LD_PRELOAD", "BASH_ENV", "PYTHONPATH"])
+def test_the_floor_holds_for_the_device_listing_and_the_help_command(name: str) -> None:
+    registry = Registry()
+    registry.add(Listing({name: "/tmp/x"}), name="setting")
+    engine = registry.engine("setting")
+    shard = make_shard(engine="setting")
+    with pytest.raises(EngineError, match=rf"hook device_listing\(\) returned a listing setting {name}"):
+        engine.device_listing(shard)
+    with pytest.raises(EngineError, match=rf"hook help_command\(\) returned a help command setting {name}"):
+        engine.help_command(Command(path="/usr/bin/setting"))
+
+
+def test_a_declared_variable_passes_in_the_listing_too() -> None:
+    registry = Registry()
+    policy = EnginePolicy(unsafe_env={"LD_LIBRARY_PATH": "the vendor's driver libraries"})
+    registry.add(Listing({"LD_LIBRARY_PATH": "/opt/vendor/lib"}, policy), name="setting")
+    listing = registry.engine("setting").device_listing(make_shard(engine="setting"))
+    assert listing is not None
+    assert listing.env["LD_LIBRARY_PATH"] == "/opt/vendor/lib"

@@ -120,12 +120,12 @@ def test_each_write_uses_a_fresh_random_name_and_the_mode_of_before(
     modes: list[int] = []
     real_open = os.open
 
-    def recording_open(name: str | Path, flag: int, mode: int = 0o777) -> int:
+    def recording_open(name: str | Path, flag: int, mode: int = 0o777, *, dir_fd: int | None = None) -> int:
         if str(name).endswith(".tmp"):  # the writer's; anything else opened meanwhile passes
             names.append(os.path.basename(name))
             flags.append(flag)
             modes.append(mode)
-        return real_open(name, flag, mode)
+        return real_open(name, flag, mode, dir_fd=dir_fd)
 
     monkeypatch.setattr(os, "open", recording_open)
     writer = StatusFile(short_tmp / "status.json")
@@ -136,3 +136,21 @@ def test_each_write_uses_a_fresh_random_name_and_the_mode_of_before(
     assert all(str(os.getpid()) not in name.split(".") for name in names)
     assert all(flag & os.O_CREAT and flag & os.O_EXCL and flag & os.O_NOFOLLOW for flag in flags)
     assert not any(flag & os.O_TRUNC for flag in flags)
+
+
+def test_a_parent_re_pointed_after_the_first_write_moves_no_write(short_tmp: Path) -> None:
+    """The directory is held open: a link in the path, changed later, chooses nothing."""
+    real = short_tmp / "real"
+    other = short_tmp / "other"
+    real.mkdir()
+    other.mkdir()
+    (other / "status.json").write_text("the operator's file\n")
+    link = short_tmp / "link"
+    link.symlink_to(real)
+    writer = StatusFile(link / "status.json")
+    writer.write(DOCUMENT)
+    link.unlink()
+    link.symlink_to(other)  # whoever owns the link points it at another directory
+    writer.write(DOCUMENT)
+    assert (other / "status.json").read_text() == "the operator's file\n"
+    assert json.loads((real / "status.json").read_text()) == DOCUMENT

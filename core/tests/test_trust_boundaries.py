@@ -418,6 +418,14 @@ MISBEHAVIOURS = [
             lambda: EnginePolicy(
                 env_aliases=[EnvAlias("OLD_X", "MID_X"), EnvAlias("MID_", "NEW_", prefix=True)]
             ),
+            # One name read by two aliases: only the first would be judged.
+            lambda: EnginePolicy(env_aliases=[EnvAlias("MY_X", "MY_OK"), EnvAlias("MY_X", "LD_PRELOAD")]),
+            lambda: EnginePolicy(
+                env_aliases=[EnvAlias("MY_", "OK_", prefix=True), EnvAlias("MY_X", "LD_PRELOAD")]
+            ),
+            lambda: EnginePolicy(
+                env_aliases=[EnvAlias("MY_X_", "OK_", prefix=True), EnvAlias("MY_", "NEW_", prefix=True)]
+            ),
         )
     ),
     (

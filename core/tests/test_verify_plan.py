@@ -204,3 +204,54 @@ def test_long_values_are_cut_and_unsafe_ones_escaped(registry: Registry) -> None
     assert len(problem) < 120
     assert "\x1b" not in problem
     assert problem.endswith("…, expected absent")
+
+
+def test_a_variable_added_or_removed_is_named_against_absent(registry: Registry) -> None:
+    plan = registry.engine("toy").plan(shard())
+    main = plan.commands[0]
+    added = attrs.evolve(plan, commands=(attrs.evolve(main, env={**main.env, "NCCL_DEBUG": "INFO"}),))
+    assert "plan.commands[0].env.NCCL_DEBUG: 'INFO', expected absent" in mismatch(registry, added)
+    fewer = {k: v for k, v in main.env.items() if k != "CUDA_DEVICE_ORDER"}
+    removed = attrs.evolve(plan, commands=(attrs.evolve(main, env=fewer),))
+    assert "plan.commands[0].env.CUDA_DEVICE_ORDER: absent, expected 'PCI_BUS_ID'" in mismatch(
+        registry, removed
+    )
+
+
+def test_the_keys_own_field_is_named_without_its_value(registry: Registry) -> None:
+    problems = mismatch(registry, tampered(registry, api_key=OTHER_KEY))
+    assert "plan.shard.api_key: differs from what the expected shard yields (a secret: not shown)" in problems
+
+
+def test_a_secret_variable_only_the_received_plan_marks_is_not_shown(registry: Registry) -> None:
+    plan = registry.engine("toy").plan(shard())
+    main = plan.commands[0]
+    extra = attrs.evolve(
+        main, env={**main.env, "TOY_TOKEN": "hunter2-hunter2"}, secret_env=main.secret_env | {"TOY_TOKEN"}
+    )
+    problems = mismatch(registry, attrs.evolve(plan, commands=(extra,)))
+    assert (
+        "plan.commands[0].env.TOY_TOKEN: differs from what the expected shard yields (a secret: not shown)"
+        in (problems)
+    )
+    assert "hunter2" not in "\n".join(problems)
+
+
+def test_the_gpus_given_are_the_ones_planned_with(registry: Registry) -> None:
+    from enginekit import GPUInfo
+
+    plan = registry.engine("toy").plan(shard())
+    mixed = [GPUInfo(index=0, name="H100"), GPUInfo(index=1, name="A10")]
+    with pytest.raises(SpecError):
+        registry.verify_plan(plan, shard(), gpus=[GPUInfo(index=0, compute_capability="x.y")])
+    with pytest.raises(SpecError):
+        registry.engine("toy").verify(plan, shard(), gpus=[GPUInfo(index=0, compute_capability="x.y")])
+    assert registry.verify_plan(plan, shard(), gpus=mixed[:1]) is plan
+
+
+def test_walk_compares_lists_only_with_lists() -> None:
+    from enginekit.platform.verify import _walk
+
+    assert list(_walk("p", [1], None)) == [("p", [1], None)]
+    assert list(_walk("p", None, [1])) == [("p", None, [1])]
+    assert list(_walk("p", {"a": [1, 2]}, {"a": [1]}))[0][:2] == ("p.a[1]", 2)

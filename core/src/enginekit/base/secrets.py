@@ -60,24 +60,23 @@ def leaks(text: str, secret: str) -> bool:
 
 
 def _spans(text: str, secret: str) -> list[tuple[int, int]]:
-    """The sorted, merged ``(start, end)`` spans of ``text`` that are runs of a form of ``secret``."""
+    """The sorted, merged ``(start, end)`` spans of ``text`` that are runs of a form of ``secret``.
+
+    In time linear in ``text`` whatever the key: each run of ``run`` characters holds a gram
+    of half that length starting at a multiple of it, so only those positions are looked
+    up, and a hit is checked against the form's windows around it, never extended one
+    character at a time (a long or periodic key would make that quadratic).
+    """
     found: list[tuple[int, int]] = []
     if len(text) < MIN_MASKED:
         return found
     low = text.translate(_ASCII_LOWER)  # the same length: only ASCII letters change
-    for form, run, grams in _forms(secret):
-        step = len(next(iter(grams))) if grams else run
-        # Every run of ``run`` characters holds a gram starting at a multiple of ``step``
-        # (half the run): testing those positions alone finds them all.
+    for run, step, grams, windows in _forms(secret):
         for at in range(0, len(low) - step + 1, step):
-            for where in grams.get(low[at : at + step], ()):
-                start, end, left, right = at, at + step, where, where + step
-                while start > 0 and left > 0 and low[start - 1] == form[left - 1]:
-                    start, left = start - 1, left - 1
-                while end < len(low) and right < len(form) and low[end] == form[right]:
-                    end, right = end + 1, right + 1
-                if end - start >= run:
-                    found.append((start, end))
+            if low[at : at + step] in grams:
+                for start in range(max(0, at + step - run), min(at, len(low) - run) + 1):
+                    if low[start : start + run] in windows:
+                        found.append((start, start + run))
     merged: list[tuple[int, int]] = []
     for start, end in sorted(found):
         if merged and start <= merged[-1][1]:
@@ -88,8 +87,8 @@ def _spans(text: str, secret: str) -> list[tuple[int, int]]:
 
 
 @functools.lru_cache(maxsize=16)
-def _forms(secret: str) -> tuple[tuple[str, int, dict[str, tuple[int, ...]]], ...]:
-    """Each lower-cased form of ``secret`` with the run that counts and its grams by position.
+def _forms(secret: str) -> tuple[tuple[int, int, frozenset[str], frozenset[str]], ...]:
+    """Each lower-cased form of ``secret``: the run that counts, its half, and both as sets.
 
     The forms: the key; as ``repr`` escapes it (a message shows values with ``repr``); as
     URL-encoded; and base64 (standard and URL-safe alphabets) at each of the three byte
@@ -111,10 +110,9 @@ def _forms(secret: str) -> tuple[tuple[str, int, dict[str, tuple[int, ...]]], ..
         if run < MIN_MASKED and form != secret:
             continue  # an encoded fragment that short says nothing of the key
         step = max(1, run // 2)
-        grams: dict[str, list[int]] = {}
-        for where in range(len(low) - step + 1):
-            grams.setdefault(low[where : where + step], []).append(where)
-        answer.append((low, run, {gram: tuple(at) for gram, at in grams.items()}))
+        grams = frozenset(low[at : at + step] for at in range(len(low) - step + 1))
+        windows = frozenset(low[at : at + run] for at in range(len(low) - run + 1))
+        answer.append((run, step, grams, windows))
     return tuple(answer)
 
 

@@ -16,6 +16,7 @@ from enginekit.plan.formats import newer_minor
 from enginekit.plan.leader import LEADER_EXIT_CHOICES, MUST_BE_STOPPED, leader_watch_problem
 from enginekit.spec.convert import entries_named, folded_names, structure
 from enginekit.spec.model import Command, ShardSpec, _dict
+from enginekit.spec.rules import key_problems
 
 
 @attrs.frozen(kw_only=True)
@@ -74,6 +75,10 @@ def read_plan(raw: object, make: Callable[..., P]) -> P:
     newer = newer_minor(versions[0] if versions else None, "plan.format_version")
     doc, _ = structure(raw, _PlanDoc, path="plan", lenient=newer)
     problems = _masked_secrets(doc)
+    if doc.shard.api_key != MASK:
+        # The key rules, as when the shard was planned: a short key is a guessable one, and
+        # one under the masking's length would pass the checks below unseen.
+        problems += [f"plan.shard.{problem}" for problem in key_problems(doc.shard.api_key)]
     if not doc.commands:
         problems.append("plan.commands: expected at least one command (the main process)")
     for field in ("health_path", "metrics_path"):

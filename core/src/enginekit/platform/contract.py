@@ -175,7 +175,7 @@ class Answers:
                 hook,
                 "returned a policy whose env_aliases are not EnvAlias entries of two different portable "
                 f"names (prefixes of at least {_MIN_NAMESPACE} characters), a printable reason, none the "
-                "alias of another",
+                "alias of another, no name read by two",
             )
         unsafe = answer.unsafe_env
         if not isinstance(unsafe, Mapping) or not all(
@@ -349,6 +349,11 @@ def _aliases_ok(aliases: object) -> bool:
         if short or alias.alias == alias.target or (alias.why and not _texts(alias.why)):
             return False
         if any(other.read_as(alias.target) not in (None, alias.target) for other in aliases):
+            return False
+        # Two aliases reading one name: the policy follows the first, and the second's
+        # target, however refused, would never be judged.
+        probe = alias.alias + ("X" if alias.prefix else "")
+        if any(other is not alias and other.read_as(probe) is not None for other in aliases):
             return False
     return True
 

@@ -22,7 +22,7 @@ from enginekit.platform.inputs import Inputs
 from enginekit.policy.args import ParsedArgs
 from enginekit.policy.checks import arg_policy_problems, bounds_problems, validate_common
 from enginekit.policy.engine import EnginePolicy
-from enginekit.policy.env import DEFAULT_POLICY, RESERVED, EnvPolicy, floor_group
+from enginekit.policy.env import CREDENTIALS, DEFAULT_POLICY, RESERVED, EnvPolicy, floor_group
 from enginekit.spec.model import Adapter, Command, GPUInfo, Profile, ShardSpec
 from enginekit.spec.rules import check_spec, listens_everywhere, same_ip
 
@@ -340,19 +340,7 @@ class Engine:
                 "commands",
                 f"returned {where} setting {claimed[0]}, which only the shard's placement sets",
             )
-        unsafe = self.policy.unsafe_env
-        for name in command.env:
-            if name in placed or name in command.secret_env or name.upper() in declared | unsafe.keys():
-                continue
-            group = floor_group(name)
-            if group is not None:
-                # The floor holds for what a plugin generates as for what a profile asks:
-                # LD_PRELOAD from a plugin loads code into a root process all the same.
-                raise self._answers.broken(
-                    "commands",
-                    f"returned {where} setting {name}, which the core refuses ({group.why}); an engine "
-                    f"that must set it names it in its policy's unsafe_env, with the reason",
-                )
+        self._hold_the_floor("commands", where, command, placed)
         undeclared = sorted(key for key in command.secret_env if key.upper() not in declared)
         if undeclared and not self._declares_policy:
             # The first release had no policy hook: its plugins named their secrets only
@@ -380,6 +368,29 @@ class Engine:
                 "commands",
                 f"returned {where} with the API key in {', '.join(unmarked)}, which it does not mark "
                 f"secret: name the variable in the command's secret_env (and the policy's)",
+            )
+
+    def _hold_the_floor(self, hook: str, where: str, command: Command, placed: Mapping[str, str]) -> None:
+        """Refuse a floor variable (the loader's, a shell's…) in ``command``, unless declared.
+
+        The floor holds for what a plugin generates as for what a profile asks: LD_PRELOAD
+        from a plugin loads code into a root process all the same. The one way through is
+        the policy's ``unsafe_env``; an engine's key variable, marked secret, may be a
+        credential name, and only that: marking LD_PRELOAD secret would hide it, not allow it.
+        """
+        unsafe = self.policy.unsafe_env
+        secret = {name.upper() for name in command.secret_env} | self.policy.secret_env
+        for name in command.env:
+            upper = name.upper()
+            if name in placed or upper in unsafe:
+                continue
+            group = floor_group(name)
+            if group is None or (group is CREDENTIALS and upper in secret):
+                continue
+            raise self._answers.broken(
+                hook,
+                f"returned {where} setting {name}, which the core refuses ({group.why}); an engine "
+                f"that must set it names it in its policy's unsafe_env, with the reason",
             )
 
     def serves_http(self, shard: ShardSpec) -> bool:
@@ -442,6 +453,8 @@ class Engine:
                 raise SpecError(problems)
         answer = self._call("device_listing", shard=shard, installed=self.installed)
         listing = self._answers.optional_command("device_listing", answer)
+        if listing is not None:
+            self._hold_the_floor("device_listing", "a listing", listing, {})
         if listing is None or shard is None:
             return listing
         if shard.api_key and _holds(listing.argv(), shard.api_key):
@@ -459,6 +472,8 @@ class Engine:
     def help_command(self, command: Command) -> Command:
         """The command that prints every option of the engine ``command`` starts."""
         answer = self._answers.optional_command("help_command", self._call("help_command", command=command))
+        if answer is not None:
+            self._hold_the_floor("help_command", "a help command", answer, {})
         return answer or Command(path=command.path, args=("--help",))
 
     def unavailable(self) -> str | None:

@@ -67,7 +67,7 @@ def _secret_paths(plan: LaunchPlan) -> set[str]:
 def _walk(path: str, got: object, want: object) -> Iterator[tuple[str, object, object]]:
     """``(path, received, expected)`` for every leaf that differs; absent as ``_ABSENT``."""
     if isinstance(got, dict) and isinstance(want, dict):
-        for key in sorted(set(got) | set(want), key=str):
+        for key in sorted(set(got) | set(want)):  # a JSON object's keys: strings
             yield from _walk(f"{path}.{key}", got.get(key, _ABSENT), want.get(key, _ABSENT))
     elif isinstance(got, list) and isinstance(want, list):
         for i in range(max(len(got), len(want))):

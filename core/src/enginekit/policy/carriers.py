@@ -31,6 +31,11 @@ from enginekit.base.text import printable
 FIELDS = ("rank", "leader_addr", "bind_addr", "api_key")
 #: The one name the key travels in unless a site names its own (the exports' default).
 KEY_VARIABLE = "ENGINEKIT_API_KEY"
+#: Every variable that carries an API key into a process of the engines this project
+#: publishes, and the core's: kept from any program that needs no key (a help text, a
+#: device listing), installed or not, enabled or not. ``Registry.secret_variables()`` adds
+#: what each enabled engine declares.
+KNOWN_KEY_VARIABLES = frozenset({KEY_VARIABLE, "VLLM_API_KEY", "LLAMA_API_KEY"})
 #: The documented ``ENGINEKIT_*`` carriers, by the fields each may carry.
 DOCUMENTED = {KEY_VARIABLE: ("api_key",), "ENGINEKIT_POD_IP": ("leader_addr", "bind_addr")}
 

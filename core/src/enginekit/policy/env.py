@@ -78,6 +78,16 @@ RESERVED: frozenset[str] = frozenset(
 RESERVED_PREFIXES: tuple[str, ...] = ("ENGINEKIT_",)
 
 
+#: The credentials group: the one floor group an engine's own key variable falls in.
+CREDENTIALS = EnvDeny(
+    "it is a credential, or picks the credentials or endpoint a cloud client uses: "
+    "credentials reach engines through the secret channel only",
+    "HF_TOKEN HUGGING_FACE_HUB_TOKEN HF_TOKEN_PATH S3_ACCESS_KEY_ID S3_SECRET_ACCESS_KEY S3_ENDPOINT_URL",
+    "AWS_",
+    "_TOKEN _API_KEY _SECRET _SECRET_KEY _ACCESS_KEY _ACCESS_KEY_ID _PRIVATE_KEY _HMAC_KEY "
+    "_PASSWORD _PASSWD _CREDENTIALS",
+)
+
 #: The deny list, by what a profile author would gain. Compared case-insensitively; an
 #: exact name wins over a prefix, and a prefix over a suffix. Groups are a floor unless
 #: marked otherwise: when in doubt, a group that loads code, redirects trust or carries a
@@ -157,14 +167,7 @@ DENY_GROUPS: tuple[EnvDeny, ...] = (
         "HF_ENDPOINT HF_HOME HF_HUB_CACHE HUGGINGFACE_HUB_CACHE TRANSFORMERS_CACHE HF_MODULES_CACHE "
         "TRUST_REMOTE_CODE HF_TRUST_REMOTE_CODE HF_DATASETS_TRUST_REMOTE_CODE MLX_LM_TRUST_REMOTE_CODE",
     ),
-    EnvDeny(
-        "it is a credential, or picks the credentials or endpoint a cloud client uses: "
-        "credentials reach engines through the secret channel only",
-        "HF_TOKEN HUGGING_FACE_HUB_TOKEN HF_TOKEN_PATH S3_ACCESS_KEY_ID S3_SECRET_ACCESS_KEY S3_ENDPOINT_URL",
-        "AWS_",
-        "_TOKEN _API_KEY _SECRET _SECRET_KEY _ACCESS_KEY _ACCESS_KEY_ID _PRIVATE_KEY _HMAC_KEY "
-        "_PASSWORD _PASSWD _CREDENTIALS",
-    ),
+    CREDENTIALS,
     EnvDeny(
         "traffic would go through a proxy or trust store chosen by it",
         "HTTP_PROXY HTTPS_PROXY ALL_PROXY NO_PROXY SSL_CERT_FILE SSL_CERT_DIR REQUESTS_CA_BUNDLE "

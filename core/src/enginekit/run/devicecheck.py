@@ -10,6 +10,7 @@ from enginekit.base.errors import EnginekitError
 from enginekit.base.secrets import leaks
 from enginekit.base.text import printable
 from enginekit.plan.launch import LaunchPlan
+from enginekit.policy.carriers import KNOWN_KEY_VARIABLES
 from enginekit.run.process import CannotRun, run_program
 
 if TYPE_CHECKING:
@@ -56,7 +57,8 @@ def check_devices(
     :param cancelled: Asked a few times a second while the listing runs: true stops it
         (a supervisor told to stop does not wait for a slow listing).
     :param secret: more variables to keep from it (``Registry.secret_variables()``: every
-        engine's key variables); a variable holding the shard's key is never passed.
+        enabled engine's key variables) than the engine's own and every published engine's;
+        a variable holding the shard's key is never passed.
     :raises CannotRun: when the listing cannot run, fails, is cancelled, or prints what the
         engine cannot read.
     """
@@ -69,7 +71,7 @@ def check_devices(
     main = plan.commands[-1]
     env = without_secrets(
         listing.environ(main.environ(environ)),
-        {*main.secret_env, *engine.policy.secret_env, *secret},
+        {*main.secret_env, *engine.policy.secret_env, *KNOWN_KEY_VARIABLES, *secret},
         spec.api_key,
     )
     argv = listing.argv()

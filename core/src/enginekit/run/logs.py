@@ -104,9 +104,12 @@ class LineSplitter:
         for secret in self._secrets:
             line = line.replace(secret, _MASK)
             if len(line) >= MIN_MASKED:
-                # Most of a key, re-cased or encoded, is masked as the key is: latin-1 reads
-                # each byte as one character, so what is not masked comes back unchanged.
-                line = masked(line.decode("latin-1"), secret.decode("latin-1")).encode("latin-1")
+                # Most of a key, re-cased, encoded or cut short before an ellipsis, is masked
+                # as the key is; bytes that are not UTF-8 come back unchanged.
+                text = line.decode("utf-8", "surrogateescape")
+                shown = masked(text, secret.decode("utf-8", "surrogateescape"))
+                if shown != text:
+                    line = shown.encode("utf-8", "surrogateescape")
         return self._prefix + line + b"\n"
 
 

@@ -44,7 +44,7 @@ class StatusPathRefused(ValueError):
     """The status file's path holds something that is not a regular file; it is never replaced."""
 
 
-def refusal(path: Path) -> str | None:
+def refusal(path: Path, dir_fd: int | None = None) -> str | None:
     """Why the status file may not be written at ``path`` as it is now, or None when it may.
 
     Each write renames a new file over ``path``: whatever is there is replaced, so only
@@ -53,10 +53,11 @@ def refusal(path: Path) -> str | None:
     points to: replacing it breaks what whoever made it meant, and following it would
     let whoever can change the link (or its directory) pick which file the runner
     replaces. A path whose directory is missing or unreadable is not judged here: the
-    write fails and the runner says so, as for a full disk.
+    write fails and the runner says so, as for a full disk. With ``dir_fd``, ``path``'s
+    name is looked up in that directory.
     """
     try:
-        found = os.lstat(path)
+        found = os.lstat(path.name if dir_fd is not None else path, dir_fd=dir_fd)
     except OSError:
         return None
     if stat.S_ISREG(found.st_mode):
@@ -80,6 +81,15 @@ class StatusFile:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        # The directory, held open from the first time it is there: a parent re-pointed
+        # later (a link in the path, changed by whoever owns it) moves no write elsewhere.
+        self._dir: int | None = None
+
+    def _directory(self) -> int:
+        if self._dir is None:
+            flags = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+            self._dir = os.open(self.path.parent, flags)
+        return self._dir
 
     def write(self, document: dict[str, Any]) -> None:
         """Replace the file with ``document``.
@@ -92,19 +102,20 @@ class StatusFile:
         # A fresh name, created only if nothing is there: a name known in advance (the
         # pid's) lets another user plant a file or link there first, whose opening
         # would then truncate or write through it.
-        temporary = self.path.with_name(f".{self.path.name}.{os.urandom(8).hex()}.tmp")
+        directory = self._directory()
+        temporary = f".{self.path.name}.{os.urandom(8).hex()}.tmp"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = os.open(temporary, flags, 0o644)
+        fd = os.open(temporary, flags, 0o644, dir_fd=directory)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(text)
             # Judged again at each write, as late as can be: the path may have been
             # swapped for a device or a link since the runner started.
-            why = refusal(self.path)
+            why = refusal(self.path, directory)
             if why is not None:
                 raise StatusPathRefused(why)
-            os.replace(temporary, self.path)
+            os.replace(temporary, self.path.name, src_dir_fd=directory, dst_dir_fd=directory)
         except BaseException:
             with contextlib.suppress(OSError):
-                temporary.unlink()
+                os.unlink(temporary, dir_fd=directory)
             raise

@@ -242,6 +242,11 @@ def _shard_unit(profile: Profile) -> str:
     return "rank" if profile.per_shard != profile.per_node else "node"
 
 
+def key_problems(key: str) -> list[str]:
+    """What is wrong with an API key (``api_key: …``, never showing it); none for no key."""
+    return list(_api_key(key))
+
+
 def _api_key(key: str) -> Iterator[str]:
     # No message here shows the key, or any part of it.
     if not key:
