@@ -132,3 +132,23 @@ def test_a_key_pasted_into_a_spec_field_is_named_as_that_field_never_shown(
         "api_key); refusing it\n"
     )
     assert SIM_KEY not in err
+
+
+def test_a_disabled_engines_key_variable_is_kept_out_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """vLLM disabled here is never imported, so its policy is never read: its key is kept out by name."""
+    helper = tmp_path / "llama-server"
+    helper.write_text("#!/bin/sh\nenv\n")
+    helper.chmod(0o755)
+    environ = {
+        "PATH": f"{tmp_path}:/usr/bin:/bin",
+        "ENGINEKIT_CONFIG": "",
+        "ENGINEKIT_ENGINES": "llamacpp",
+        "VLLM_API_KEY": "vllm-inherited-0123456789",
+    }
+    code = main(["help-options", str(EXAMPLES / "llamacpp-gpu.toml")], environ)
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert "PATH=" in out
+    assert "VLLM_API_KEY" not in out

@@ -263,15 +263,16 @@ class Registry:
         return sorted(set(self._found) | set(self._engines))
 
     def secret_variables(self) -> frozenset[str]:
-        """Every variable that carries an API key here: each enabled engine's and the core's.
+        """Every variable that carries an API key here: each enabled engine's, and every published one's.
 
         For a program run outside a shard's own process (a help text, a device listing),
-        which needs none: a key another engine reads must not reach it either. An engine
-        that fails to load declares nothing, and is reported where it is asked for.
+        which needs none: a key another engine reads must not reach it either. A disabled
+        engine is never imported, and one that fails to load declares nothing: the
+        published engines' key variables and the core's are kept out by name.
         """
-        from enginekit.policy.carriers import KEY_VARIABLE
+        from enginekit.policy.carriers import KNOWN_KEY_VARIABLES
 
-        names = {KEY_VARIABLE}
+        names = set(KNOWN_KEY_VARIABLES)
         for name in self.names():
             with contextlib.suppress(EnginekitError):
                 names |= self._handle(name).policy.secret_env
