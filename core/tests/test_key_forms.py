@@ -284,3 +284,29 @@ def test_described_and_masked_error_mask_and_keep_the_kind() -> None:
 
     broken = masked_error(Broken(), KEY)
     assert (type(broken), str(broken)) == (EngineError, "a plugin raised an error that cannot be shown")
+
+
+def test_refusals_keep_only_what_their_kind_carries() -> None:
+    from enginekit.base.errors import EngineError
+    from enginekit.base.secrets import described, masked_error
+
+    class Hooked(EngineError):
+        hook = "commands"  # a string, on a kind that carries no hook
+
+    refused = masked_error(Hooked(f"h {KEY}"), KEY)
+    assert type(refused) is EngineError
+    assert not hasattr(refused, "hook")
+
+    class Listing(EngineError):
+        problems = ("one", "two")  # problems, on a kind that is no ProblemsError
+
+    listed = masked_error(Listing(f"said {KEY}"), KEY)
+    assert (type(listed), str(listed)) == (EngineError, f"said {MASK}")
+
+    class Both(Exception):
+        problems = (f"a {KEY}", "b")
+
+        def __str__(self) -> str:
+            return "its own words"
+
+    assert described(Both(), KEY) == f"Both: a {MASK}; b", "the problems, not the message"
