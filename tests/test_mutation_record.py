@@ -10,8 +10,10 @@ across commits.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import shutil
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -20,9 +22,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.test_mutation_targets import _mutation_tool
-
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _mutation_tool() -> ModuleType:
+    """``tools/mutation.py``, loaded by path (the tools are no package)."""
+    spec = importlib.util.spec_from_file_location("mutation_tool", ROOT / "tools" / "mutation.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("mutation_tool", module)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="module")
