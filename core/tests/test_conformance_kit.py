@@ -47,7 +47,7 @@ from enginekit.testing import (
     make_shard,
 )
 from enginekit.testing import conformance as kit_module
-from enginekit.testing.strategies import api_keys, shards
+from enginekit.testing.strategies import KEY_ALPHABET, api_keys, shards
 from hypothesis import given, settings
 
 pytest_plugins = ["pytester"]
@@ -690,6 +690,18 @@ def test_each_shape_draws_its_shape(shape: str) -> None:
 @given(api_keys())
 def test_drawn_keys_are_keys_the_spec_accepts(key: str) -> None:
     assert check_spec(make_shard(api_key=key)) == []
+    assert 16 <= len(key) <= 64
+    assert "--" not in key
+    assert not key.startswith("-")
+
+
+@given(api_keys(min_size=20, max_size=20))
+def test_drawn_keys_are_spelled_from_a_hash_never_from_drawn_text(key: str) -> None:
+    # Hypothesis seeds text with the code's constants; a key of them would share a
+    # twelve-character run with some argv, and read as a leak.
+    assert len(key) == 20
+    assert "ENGINEKIT" not in key.upper()
+    assert set(key) <= set(KEY_ALPHABET)
 
 
 def test_strategies_refuse_unknown_shapes() -> None:

@@ -50,14 +50,30 @@ _ID = string.ascii_lowercase + string.digits + "-"
 def api_keys(*, min_size: int = 16, max_size: int = 64) -> st.SearchStrategy[str]:
     """Keys the spec rules accept: ``min_size`` to ``max_size`` of :data:`KEY_ALPHABET`, no leading ``-``.
 
-    Never holding ``--``: the registry refuses a key found across two argv elements, and
-    ``3--served-model-`` is exactly that beside a port ending in 3 and an option, so such
-    a key would make a valid shard look like one that leaks its key.
+    Random-looking, as real keys are: each is spelled from a hash of what Hypothesis draws,
+    never from text it draws. The registry recognises a key by any twelve of its characters
+    in a row, and Hypothesis seeds text with the constants of the code under test: a drawn
+    ``000INEKIT_API_K`` shares a run with ``ENGINEKIT_API_KEY`` on a launcher's command line,
+    and would make a valid shard look like one that leaks its key. Never holding ``--``
+    either: ``3--served-model-`` beside a port ending in 3 and an option is the same.
     """
     if min_size < 1 or max_size < min_size:
         raise ValueError(f"api_keys: need 1 <= min_size <= max_size, got {min_size}, {max_size}")
-    rest = st.text(alphabet=KEY_ALPHABET, min_size=min_size - 1, max_size=max_size - 1)
-    return st.builds(operator.add, st.sampled_from(_KEY_FIRST), rest).filter(lambda key: "--" not in key)
+    spelled = st.builds(_spelled, st.binary(max_size=16), st.integers(min_size, max_size))
+    return spelled.filter(lambda key: "--" not in key)
+
+
+def _spelled(seed: bytes, size: int) -> str:
+    """``size`` characters of :data:`KEY_ALPHABET` from a hash of ``seed``; the first never ``-``."""
+    import hashlib
+
+    stream = b""
+    counter = 0
+    while len(stream) < size:
+        stream += hashlib.sha256(seed + counter.to_bytes(4, "big")).digest()
+        counter += 1
+    first = _KEY_FIRST[stream[0] % len(_KEY_FIRST)]
+    return first + "".join(KEY_ALPHABET[byte % len(KEY_ALPHABET)] for byte in stream[1:size])
 
 
 def profile_names() -> st.SearchStrategy[str]:
