@@ -59,6 +59,12 @@ def leaks(text: str, secret: str) -> bool:
     return len(secret) >= MIN_MASKED and bool(_spans(text, secret))
 
 
+def argv_leaks(argv: Iterable[str], secret: str) -> bool:
+    """Whether ``argv`` carries ``secret`` as :func:`leaks` finds it, in one element or split over several."""
+    argv = list(argv)
+    return leaks("\0".join(argv), secret) or leaks("".join(argv), secret)
+
+
 def _spans(text: str, secret: str) -> list[tuple[int, int]]:
     """The sorted, merged ``(start, end)`` spans of ``text`` that are runs of a form of ``secret``.
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 import attrs
 
 from enginekit.base.errors import SpecError
-from enginekit.base.secrets import MASK, leaks, masked
+from enginekit.base.secrets import MASK, argv_leaks, leaks, masked
 from enginekit.base.text import is_portable_name, is_url_path
 from enginekit.placement.env import DroppedVar
 from enginekit.plan.format import P, _derived
@@ -179,8 +179,7 @@ def _key_problems(index: int, command: Command, key: str) -> list[str]:
         return []
     where = f"plan.commands[{index}]"
     problems = []
-    argv = command.argv()
-    if leaks("\0".join(argv), key) or leaks("".join(argv), key):
+    if argv_leaks(command.argv(), key):
         problems.append(f"{where}: its path or args hold the API key, which any local user could read")
     plain = sorted(
         name for name, value in command.env.items() if name not in command.secret_env and leaks(value, key)

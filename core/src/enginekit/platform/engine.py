@@ -12,7 +12,7 @@ import attrs
 
 from enginekit.base.errors import EngineError, EnginekitError, SpecError
 from enginekit.base.logs import logger
-from enginekit.base.secrets import leaks, masked, masked_error
+from enginekit.base.secrets import argv_leaks, leaks, masked, masked_error
 from enginekit.placement.env import DroppedVar, EnvBuild, apply_profile_env, placement_env
 from enginekit.plan.launch import LaunchPlan
 from enginekit.plan.leader import LEADER_EXIT_CHOICES, MUST_BE_STOPPED
@@ -309,7 +309,7 @@ class Engine:
             dropped.update((var.key, var) for var in env.dropped)
             built.append(_with_env(command, env, self.name))
         argv = [arg for command in built for arg in command.argv()]
-        if shard.api_key and _holds(argv, shard.api_key):
+        if shard.api_key and argv_leaks(argv, shard.api_key):
             # Any local user can read /proc/PID/cmdline: a key there is a key published.
             raise _key_on_command_line(self.name, shard)
         return built, tuple(dropped.values())
@@ -457,7 +457,7 @@ class Engine:
             self._hold_the_floor("device_listing", "a listing", listing, {})
         if listing is None or shard is None:
             return listing
-        if shard.api_key and _holds(listing.argv(), shard.api_key):
+        if shard.api_key and argv_leaks(listing.argv(), shard.api_key):
             raise _key_on_command_line(self.name, shard)
         placed = placement_env(shard)
         return attrs.evolve(listing, env={**placed.env, **listing.env}, why={**placed.why, **listing.why})
@@ -636,15 +636,6 @@ def _plain_adapter(adapter: object) -> bool:
     return type(adapter) is Adapter and type(adapter.name) is str and type(adapter.path) is str
 
 
-def _holds(argv: list[str], key: str) -> bool:
-    """Whether ``argv`` carries ``key``, in one element or split over several.
-
-    In any form the masking masks: a run of twelve of its characters in any case, its
-    base64 or URL-encoded form.
-    """
-    return leaks("\0".join(argv), key) or leaks("".join(argv), key)
-
-
 #: The spec's fields that never reach a command line: the key's own, and the profile's
 #: variables, which enginekit itself puts in the environment. A key in them does not
 #: explain one on a command line: that is the engine's doing.
@@ -688,7 +679,7 @@ def _fields_holding(shard: ShardSpec, key: str) -> list[str]:
             for index, item in enumerate(value):
                 walk(item, f"{path}[{index}]")
             texts = [item for item in value if isinstance(item, str)]
-            if len(found) == before and _holds(texts, key):
+            if len(found) == before and argv_leaks(texts, key):
                 found.append(path)  # split over its elements: "--api-key", "sk-ab", "cd"
 
     walk(shard.to_dict(show_secrets=True), "")
