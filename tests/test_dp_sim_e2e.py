@@ -80,6 +80,8 @@ def replica_file(tmp_path: Path, mode: str, kv_events_port: int = 0) -> Path:
         http = free_port()
     text = re.sub(r"(?m)^http_port = \d+", f"http_port = {http}", text)
     if kv_events_port:
+        # The agent's subscribers listen, and each rank's publisher connects to its own.
+        text = text.replace("[placement]\n", 'kv_events_mode = "connect"\n\n[placement]\n', 1)
         text = text.replace("[placement]\n", f"[placement]\nkv_events_port = {kv_events_port}\n")
         text = text.replace('dp_balancing = "', 'kv_events = true\ndp_balancing = "')
     path = tmp_path / f"sim-dp-{mode}.toml"

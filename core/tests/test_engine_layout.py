@@ -166,9 +166,19 @@ def test_serves_http_follows_the_layout_unless_the_engine_answers() -> None:
             "balancing is not a set of internal, hybrid, external",
         ),
         (LayoutRules(balancing={"internal"}), "balancing is not a set of internal, hybrid, external"),  # type: ignore[arg-type]
-        (LayoutRules(expert_parallel=1), "expert_parallel, kv_events_per_rank or health_stub is not true"),  # type: ignore[arg-type]
-        (LayoutRules(kv_events_per_rank="yes"), "expert_parallel, kv_events_per_rank or health_stub is not"),  # type: ignore[arg-type]
-        (LayoutRules(health_stub=0), "expert_parallel, kv_events_per_rank or health_stub is not true"),  # type: ignore[arg-type]
+        (
+            LayoutRules(expert_parallel=1),
+            "expert_parallel, kv_events_per_rank, kv_events_replay or health_stub is not true",
+        ),  # type: ignore[arg-type]
+        (
+            LayoutRules(kv_events_per_rank="yes"),
+            "expert_parallel, kv_events_per_rank, kv_events_replay or health_stub is not",
+        ),  # type: ignore[arg-type]
+        (
+            LayoutRules(health_stub=0),
+            "expert_parallel, kv_events_per_rank, kv_events_replay or health_stub is not true",
+        ),  # type: ignore[arg-type]
+        (LayoutRules(kv_events_replay=1), "kv_events_per_rank, kv_events_replay or health_stub is not true"),  # type: ignore[arg-type]
         (LayoutRules(all2all=frozenset({""})), "all2all is not a set of names"),
         (LayoutRules(all2all=("naive",)), "all2all is not a set of names"),  # type: ignore[arg-type]
         (LayoutRules(coordination=("a", "a")), "coordination is not up to 16 distinct port names"),

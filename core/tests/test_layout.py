@@ -8,7 +8,15 @@ import attrs
 import pytest
 from enginekit.base.errors import SpecError
 from enginekit.layout import compute
-from enginekit.layout.compute import DIST_INIT, HTTP, KV_EVENTS, layout, layout_problems, shard_layout
+from enginekit.layout.compute import (
+    DIST_INIT,
+    HTTP,
+    KV_EVENTS,
+    KV_EVENTS_REPLAY,
+    layout,
+    layout_problems,
+    shard_layout,
+)
 from enginekit.layout.model import (
     API_SERVER,
     HEADLESS,
@@ -32,6 +40,7 @@ VLLM_LIKE = LayoutRules(
     expert_parallel=True,
     coordination=("dp-rpc", "dp-master"),
     kv_events_per_rank=True,
+    kv_events_replay=True,
 )
 #: vLLM's own: its handshake port closes once every rank joined, so workers dial the leader's API too.
 VLLM_CLOSING = attrs.evolve(VLLM_LIKE, coordination=("dp-rpc",), coordination_closes=True)
@@ -105,6 +114,7 @@ def replicas(draw: st.DrawFn) -> tuple[Profile, list[NodeInput], int, LayoutRule
     if dp == 1 and count == 1:
         pp = 1  # a single-node pipeline needs gpus_per_node, which the profile checks judge
     kv = draw(st.sampled_from([0, 20000]))
+    replay = draw(st.booleans())  # a binding publisher's replay endpoints, after every rank's
     shared_host = draw(st.booleans())  # every node on one host: only the ports keep them apart
     http = draw(st.integers(1024, 9000))
     leader = draw(st.integers(10000, 12000))
@@ -114,6 +124,7 @@ def replicas(draw: st.DrawFn) -> tuple[Profile, list[NodeInput], int, LayoutRule
             addr="127.0.0.1" if shared_host else f"10.0.0.{i + 1}",
             http_port=http + (i * spread if shared_host else 0),
             kv_events_port=kv,
+            kv_events_replay=replay,
         )
         for i in range(count)
     ]
@@ -231,6 +242,7 @@ def test_a_shard_gets_the_slice_the_whole_replica_shows(
             leader_http_port=given_nodes[0].http_port if prof.data_parallel > 1 else 0,
             http_port=process.port(HTTP) or node.http_port,
             kv_events_port=node.kv_events_port,
+            kv_events_mode="bind" if node.kv_events_replay else "connect",
             gpu_indices=process.gpus,
             bind_addr=node.addr,
         )
@@ -625,7 +637,11 @@ def test_a_shard_alone_assumes_nothing_of_another_nodes_ports() -> None:
         leader_port=13345,
         kv_events_port=13344,
     )
-    assert shard_layout(worker, VLLM_LIKE).listens == (Listener(KV_EVENTS, 13346, 2),)
+    # Its publishers, ranks 2-3 from 13344, then their replay endpoints after all four ranks'.
+    assert shard_layout(worker, VLLM_LIKE).listens == (
+        Listener(KV_EVENTS, 13346, 2),
+        Listener(KV_EVENTS_REPLAY, 13350, 2),
+    )
     http = attrs.evolve(
         worker, kv_events_port=0, http_port=13345, profile=attrs.evolve(prof, dp_balancing="hybrid")
     )

@@ -120,9 +120,45 @@ def test_a_single_node_leader_port_in_range_is_accepted(make_shard: Make, port: 
 def test_port_range_is_inclusive_at_both_ends(make_shard: Make, port: int, ok: bool) -> None:
     problems = check_spec(make_shard(http_port=port))
     assert (problems == []) is ok, problems
-    kv = check_spec(make_shard(kv_events_port=port))
+    kv = check_spec(make_shard(kv_events_port=port, kv_events_mode="connect"))
     # kv_events_port 0 means "no events", so only the upper end applies to it.
     assert (kv == []) is (ok or port == 0), kv
+
+
+@pytest.mark.parametrize(("port", "ok"), [(65534, True), (65535, False)])
+def test_a_binding_publisher_needs_the_port_after_its_own_for_its_replay(
+    make_shard: Make, port: int, ok: bool
+) -> None:
+    problems = check_spec(make_shard(kv_events_port=port))
+    assert (problems == []) is ok, problems
+    if not ok:
+        assert problems == [
+            "shard spec s1: kv_events_port: 65535 leaves no room for the ports a binding publisher takes "
+            "up to 65536 (each data-parallel rank's, then each rank's replay endpoint): at most 65534, or "
+            "kv_events_mode 'connect'"
+        ]
+
+
+@pytest.mark.parametrize("field", ["http_port", "leader_port"])
+@pytest.mark.parametrize(
+    ("mode", "port", "clash"),
+    [("bind", 5558, True), ("bind", 5557, True), ("bind", 5559, False), ("connect", 5558, False)],
+)
+def test_a_binding_publisher_s_ports_are_the_shard_s_own(
+    make_shard: Make, field: str, mode: str, port: int, clash: bool
+) -> None:
+    problems = check_spec(make_shard(kv_events_port=5557, kv_events_mode=mode, **{field: port}))
+    expected = (
+        f"shard spec s1: {field}: {port} is one of the ports the KV-event publisher binds, 5557-5558 "
+        f"(kv_events_port, each data-parallel rank's, then each rank's replay endpoint)"
+    )
+    assert (expected in problems) is clash, problems
+
+
+def test_kv_events_mode_is_bind_or_connect(make_shard: Make) -> None:
+    assert check_spec(make_shard(kv_events_mode="Bind")) == [
+        "shard spec s1: kv_events_mode: expected 'bind' or 'connect', got 'Bind'"
+    ]
 
 
 def test_multi_node_leader_port_is_required(make_shard: Make) -> None:

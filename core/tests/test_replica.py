@@ -135,6 +135,8 @@ def test_ranks_on_one_host_may_not_share_a_port() -> None:
     assert replica_problems(load_replica(doc)) == [
         "leader_port: port 29501 is http_port too, on the same host (127.0.0.1)",
         "nodes[1].kv_events_port: port 5557 is nodes[0].kv_events_port too, on the same host (127.0.0.1)",
+        "nodes[1].kv_events_port plus 1 (replay): port 5558 is nodes[0].kv_events_port plus 1 (replay) too, "
+        "on the same host (127.0.0.1)",
     ]
 
 
@@ -328,6 +330,8 @@ def test_a_replica_with_a_port_clash_has_no_layout() -> None:
         replica_layout(load_replica(doc), ANY_ENGINE)
     assert caught.value.problems == (
         "nodes[1].kv_events_port: port 5557 is nodes[0].kv_events_port too, on the same host (127.0.0.1)",
+        "nodes[1].kv_events_port plus 1 (replay): port 5558 is nodes[0].kv_events_port plus 1 (replay) too, "
+        "on the same host (127.0.0.1)",
     )
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import attrs
 import pytest
 from enginekit.base.errors import SpecError
-from enginekit.layout.compute import HTTP, shard_layout
+from enginekit.layout.compute import HTTP, KV_EVENTS, shard_layout
 from enginekit.layout.model import API_SERVER, NO_DATA_PARALLEL, LayoutRules
 from enginekit.replica.spec import expand, load_replica, replica_layout, replica_problems
 from enginekit.spec.model import DP_BALANCING
@@ -144,7 +144,7 @@ def test_kv_event_ports_that_move_by_the_rank_do_not_clash_between_nodes_of_one_
         (0, 0, 8000, 5557),
         (1, 2, 8001, 5557),
     ]
-    assert replica_layout(load_replica(doc), RULES).nodes[1].processes[0].listens[-1].port == 5559
+    assert replica_layout(load_replica(doc), RULES).nodes[1].processes[0].port(KV_EVENTS) == 5559
 
 
 def test_every_shard_of_a_data_parallel_replica_is_given_the_leader_s_http_port() -> None:

@@ -18,19 +18,21 @@ from enginekit.base.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from enginekit.base.errors import ConfigError, EngineError, SpecError
+    from enginekit.base.text import host_port
     from enginekit.base.versions import Version, newest_at_or_below, parse_version
-    from enginekit.layout.compute import shard_layout
+    from enginekit.layout.compute import kv_event_sources, kv_events_endpoints, kv_events_wiring, shard_layout
     from enginekit.layout.model import (
         API_SERVER,
         HEADLESS,
         HEALTH_STUB,
         Coordination,
         Dial,
+        KVEventSource,
         LayoutRules,
         Listener,
         ProcessLayout,
     )
-    from enginekit.placement.builder import CommandBuilder, host_port, is_ip, leader_endpoint, node_ip
+    from enginekit.placement.builder import CommandBuilder, is_ip, leader_endpoint, node_ip
     from enginekit.placement.env import TUNABLE, placement_env, visible_devices
     from enginekit.placement.launcher import FileArg, launcher_args
     from enginekit.placement.nvshmem import nvshmem_env
@@ -104,6 +106,10 @@ _EXPORTS = {
     "Listener": "enginekit.layout.model",
     "ProcessLayout": "enginekit.layout.model",
     "shard_layout": "enginekit.layout.compute",
+    "kv_events_endpoints": "enginekit.layout.compute",
+    "kv_event_sources": "enginekit.layout.compute",
+    "kv_events_wiring": "enginekit.layout.compute",
+    "KVEventSource": "enginekit.layout.model",
     "Adapter": "enginekit.spec.model",
     "Allowable": "enginekit.policy.fields",
     "ArgSyntax": "enginekit.policy.args",
@@ -153,7 +159,7 @@ _EXPORTS = {
     "executable": "enginekit.policy.fields",
     "executable_problem": "enginekit.policy.fields",
     "hookimpl": "enginekit.platform.hookspecs",
-    "host_port": "enginekit.placement.builder",
+    "host_port": "enginekit.base.text",
     "is_ip": "enginekit.placement.builder",
     "is_mig": "enginekit.spec.model",
     "launcher_args": "enginekit.placement.launcher",
@@ -201,6 +207,7 @@ __all__ = [
     "EnvDeny",
     "FileArg",
     "GPUInfo",
+    "KVEventSource",
     "LayoutRules",
     "Listener",
     "OptionRename",
@@ -230,6 +237,9 @@ __all__ = [
     "host_port",
     "is_ip",
     "is_mig",
+    "kv_event_sources",
+    "kv_events_endpoints",
+    "kv_events_wiring",
     "launcher_args",
     "leader_endpoint",
     "load_format_problem",

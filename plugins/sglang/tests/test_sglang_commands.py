@@ -260,7 +260,7 @@ def test_adapters_in_order_and_kv_events_to_the_agents_port() -> None:
         "sql-expert=/var/lib/enginekit/adapters/sql-expert",
         "support.v2=/var/lib/enginekit/adapters/support-v2",
         "--kv-events-config",
-        '{"publisher":"zmq","endpoint":"tcp://127.0.0.1:5557","bind":false}',
+        '{"publisher":"zmq","endpoint":"tcp://*:5557","bind":true}',
         "--enable-metrics",
         "--tp-size",
         "1",

@@ -42,7 +42,8 @@ def test_two_node_example_exact(rank: int) -> None:
     spec = load(EXAMPLES / f"sglang-two-node-{name}.toml")
     assert spec.rank == rank
     (command,) = engine_for(SglangEngine(), "sglang").commands(spec)
-    events = '{"publisher":"zmq","endpoint":"tcp://127.0.0.1:5557","bind":false}'
+    # Bound on the node's own address (SGLang's bind field), where routers subscribe.
+    events = f'{{"publisher":"zmq","endpoint":"tcp://10.1.0.{17 + rank}:5557","bind":true}}'
     assert list(command.args[3:]) == [
         "--model-path",
         "/models/deepseek-ai/DeepSeek-V3",

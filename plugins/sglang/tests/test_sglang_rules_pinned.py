@@ -6,7 +6,7 @@ from typing import Any
 
 import attrs
 import pytest
-from enginekit.plugin import EngineError, Profile, ShardSpec
+from enginekit.plugin import EngineError, Profile, ShardSpec, parse_version
 from enginekit_sglang.build import KEY_ENV, THREADS_ENV, cpu_binding, kv_events_config, server_env
 
 KEY = "sk-7f3c9a1e5b2d4c6a8e0f1a2b3c4d5e6f"
@@ -74,7 +74,7 @@ def test_kv_events_without_a_port_are_refused_on_the_leader_naming_the_shard(
     shard = cpu_shard(tp=1, threads=0, shard_id=shard_id, gpu_indices=(0,))
     shard = attrs.evolve(shard, profile=attrs.evolve(shard.profile, kv_events=True))
     with pytest.raises(EngineError) as err:
-        kv_events_config(shard)
+        kv_events_config(shard, parse_version("0.5.22"))
     assert str(err.value) == (
         f"shard spec {named}: kv_events_port: profile 'qwen-cpu' asks for KV-cache events, but the "
         "shard has no port to publish them to"

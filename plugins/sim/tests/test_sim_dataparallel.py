@@ -148,7 +148,9 @@ def test_kv_events_go_out_from_every_process_hosting_ranks() -> None:
     spec = shard(rank=1, dp_rank=2, api_key="", kv_events_port=5557, profile=profile(kv_events=True))
     (command,) = check_engine(SimEngine(SimConfig()), spec)
     config = json.loads(command.args[command.args.index("--kv-events-config") + 1])
-    assert config["endpoint"] == "tcp://127.0.0.1:5557"  # the server adds each rank
+    assert config["endpoint"] == "tcp://*:5557"  # the server adds each rank
+    # The replay endpoints follow every rank's publisher (4 ranks): 5561 on, each rank added.
+    assert config["replay_endpoint"].endswith(":5561")
     notes = SimEngine(SimConfig()).notes(spec)
     assert any("ports 5559-5560" in n for n in notes)
 

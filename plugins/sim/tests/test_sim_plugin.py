@@ -162,7 +162,14 @@ def test_adapters_kv_events_threads_and_config_are_rendered() -> None:
     )
     assert json.loads(args[lora + 2]) == {"name": "odd", "path": "/a,b"}
     kv = json.loads(args[args.index("--kv-events-config") + 1])
-    assert kv == {"enable_kv_cache_events": True, "publisher": "zmq", "endpoint": "tcp://127.0.0.1:5557"}
+    # Bound on every address (vLLM binds only a wildcard endpoint); the replay endpoint after it.
+    assert kv == {
+        "enable_kv_cache_events": True,
+        "publisher": "zmq",
+        "endpoint": "tcp://*:5557",
+        "replay_endpoint": kv["replay_endpoint"],
+    }
+    assert kv["replay_endpoint"].endswith(":5558")
     assert args[args.index("--threads") + 1] == "8"
     assert args[args.index("--itl-ms") + 1] == "20"
     assert args[args.index("--kv-event-format") + 1] == "array"

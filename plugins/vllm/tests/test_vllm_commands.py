@@ -189,7 +189,8 @@ def test_adapters_and_kv_events() -> None:
         legal,
         "--max-loras", "3",
         "--kv-events-config",
-        '{"enable_kv_cache_events":true,"publisher":"zmq","endpoint":"tcp://127.0.0.1:41007"}',
+        '{"enable_kv_cache_events":true,"publisher":"zmq","endpoint":"tcp://*:41007",'
+        '"replay_endpoint":"tcp://10.0.0.11:41008"}',
         "--max-model-len", "32768", "--gpu-memory-utilization", "0.92",
     ]  # fmt: skip
     assert dict(command.env) == SINGLE_ENV

@@ -94,7 +94,7 @@ def test_internal_balancing_the_head_serves_and_the_other_node_runs_headless() -
     assert worker.env["VLLM_HOST_IP"] == "10.0.0.2"
     assert (head.wait_for_leader_port, worker.wait_for_leader_port) == (False, True)
     # Each node's engines publish KV events on the base port; vLLM adds each rank.
-    assert '"endpoint":"tcp://127.0.0.1:5557"' in str(w["--kv-events-config"])
+    assert '"endpoint":"tcp://*:5557"' in str(w["--kv-events-config"])
     assert worker_spec.dp_rank == 8
     assert head_spec.api_key == KEY
 
@@ -326,18 +326,23 @@ def test_the_wide_ep_pair_s_command_lines_and_host_addresses_are_exact() -> None
         *("--data-parallel-address", "10.0.0.1", "--data-parallel-rpc-port", "13345"),
         *("--data-parallel-size-local", "8"),
     ]
-    tail = [
-        *("--enable-expert-parallel", "--all2all-backend", "deepep_low_latency", "--kv-events-config"),
-        '{"enable_kv_cache_events":true,"publisher":"zmq","endpoint":"tcp://127.0.0.1:5557"}',
-    ]
+
+    def tail(node: int) -> list[str]:
+        # Each node's publishers bind every address; its replay endpoints bind its own.
+        return [
+            *("--enable-expert-parallel", "--all2all-backend", "deepep_low_latency", "--kv-events-config"),
+            '{"enable_kv_cache_events":true,"publisher":"zmq","endpoint":"tcp://*:5557",'
+            f'"replay_endpoint":"tcp://10.0.0.{node + 1}:5573"}}',
+        ]
+
     serve = ["serve", "/models/deepseek-ai/DeepSeek-R1"]
     assert list(head.args) == [
         *serve,
         *("--host", "10.0.0.1", "--port", "8000", "--served-model-name", "deepseek-r1"),
         *common,
-        *tail,
+        *tail(0),
     ]
-    assert list(worker.args) == [*serve, *common, "--headless", "--data-parallel-start-rank", "8", *tail]
+    assert list(worker.args) == [*serve, *common, "--headless", "--data-parallel-start-rank", "8", *tail(1)]
     assert (head.name, worker.name) == ("vllm", "vllm-headless")
     assert (head.env["VLLM_HOST_IP"], worker.env["VLLM_HOST_IP"]) == ("10.0.0.1", "10.0.0.2")
     assert head.why["VLLM_HOST_IP"] == (

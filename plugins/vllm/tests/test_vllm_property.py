@@ -10,6 +10,8 @@ from enginekit_vllm import VllmConfig, VllmEngine
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+#: Any port but the KV-event publisher's (41007) and its replay endpoint's (41008).
+FREE = st.integers(1024, 65535).filter(lambda port: port not in (41007, 41008))
 HEX = "0123456789abcdef"
 MODELS = ["/models/meta-llama/Llama-3.1-8B-Instruct", "/models/Qwen/Qwen3-32B", "/srv/m/deepseek-v3"]
 ARGS = [(), ("--max-model-len", "8192"), ("--dtype=bfloat16", "--enable-prefix-caching"), ("-q", "fp8")]
@@ -49,14 +51,15 @@ def cases(draw: st.DrawFn) -> tuple[VllmEngine, ShardSpec]:
         rank=rank,
         nnodes=nodes,
         leader_addr="10.0.0.1" if nodes > 1 else "",
-        leader_port=draw(st.integers(1024, 65535)) if nodes > 1 else 0,
+        leader_port=draw(FREE) if nodes > 1 else 0,
         gpu_indices=() if cpu else tuple(range(per_node)),
         hcas=("mlx5_0:1",) if nodes > 1 and draw(st.booleans()) else (),
         mgmt_interface=draw(st.sampled_from(["", "eth0"])),
-        http_port=draw(st.integers(1024, 65535)),
+        http_port=draw(FREE),
         bind_addr=f"10.0.0.{rank + 1}" if multinode == "ray" or draw(st.booleans()) else "",
         api_key=draw(st.text(HEX, min_size=32, max_size=64)),
         kv_events_port=draw(st.sampled_from([0, 41007])),
+        kv_events_mode=draw(st.sampled_from(["bind", "connect"])),
         threads=draw(st.integers(0, 64)) if cpu else 0,
         kv_cache_mib=draw(st.integers(1024, 1 << 20)) if cpu else 0,
         profile=profile,

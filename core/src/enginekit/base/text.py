@@ -118,3 +118,8 @@ def is_url_path(path: str) -> bool:
     ``12345`` would make http://127.0.0.1:800012345 of a health URL, ``@evil/`` another host.
     """
     return path.startswith("/") and not unsafe_text(path) and " " not in path
+
+
+def host_port(host: str, port: int) -> str:
+    """``host:port``, with an IPv6 address in brackets (``[fd00::1]:29500``) as every parser wants."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"

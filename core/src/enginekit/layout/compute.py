@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 import attrs
 
 from enginekit.base.errors import SpecError
+from enginekit.base.text import host_port
 from enginekit.layout.model import (
     API_SERVER,
     HEADLESS,
@@ -27,6 +28,7 @@ from enginekit.layout.model import (
     MIN_PORT,
     Coordination,
     Dial,
+    KVEventSource,
     Layout,
     LayoutRules,
     Listener,
@@ -34,7 +36,7 @@ from enginekit.layout.model import (
     NodeLayout,
     ProcessLayout,
 )
-from enginekit.spec.model import DP_BALANCING, MAX_PARALLEL, Profile, ShardSpec
+from enginekit.spec.model import DP_BALANCING, KV_EVENTS_BIND, MAX_PARALLEL, Profile, ShardSpec
 from enginekit.spec.rules import listens_everywhere, same_ip
 
 #: The listener through which the other nodes of a tensor- or pipeline-parallel replica
@@ -43,6 +45,9 @@ from enginekit.spec.rules import listens_everywhere, same_ip
 DIST_INIT = "dist-init"
 HTTP = "http"
 KV_EVENTS = "kv-events"
+#: Where a consumer that joined late asks a binding publisher for the batches it missed
+#: (vLLM's ``replay_endpoint``): one per rank, after every rank's publisher.
+KV_EVENTS_REPLAY = "kv-events-replay"
 LOOPBACK = "127.0.0.1"
 
 
@@ -256,6 +261,119 @@ def _listens(
             yield Listener(KV_EVENTS, node.kv_events_port + ranks[0], len(ranks))
         else:
             yield Listener(KV_EVENTS, node.kv_events_port)
+        if node.kv_events_replay and rules.kv_events_replay:
+            base = kv_events_replay_base(node.kv_events_port, profile)
+            if rules.kv_events_per_rank:
+                yield Listener(KV_EVENTS_REPLAY, base + ranks[0], len(ranks))
+            else:
+                yield Listener(KV_EVENTS_REPLAY, base)
+
+
+def kv_event_sources(shard: ShardSpec, rules: LayoutRules) -> tuple[KVEventSource, ...]:
+    """Where consumers connect to ``shard``'s KV-cache events, one source per rank it publishes for; pure.
+
+    Only a binding publisher has any (``kv_events_mode`` ``bind``): one that connects
+    goes to a subscriber of the node's. Each rank's ports are its process's listeners in
+    the replica's layout; without data parallel only the leader's process publishes (the
+    other nodes run workers without a scheduler of their own). The host is the address
+    the shard binds, else the leader's for the first node, else loopback: a router on
+    another host needs ``bind_addr``.
+    """
+    profile = shard.profile
+    if not (profile.kv_events and shard.kv_events_port and shard.kv_events_mode == KV_EVENTS_BIND):
+        return ()
+    if needs_layout(profile) or shard.dp_rank:
+        process = shard_layout(shard, rules)
+        ranks, listens = process.dp_ranks, process.listens
+    elif shard.is_leader():
+        ranks = (0,)
+        listens = tuple(
+            _listens(
+                profile,
+                NodeInput(kv_events_port=shard.kv_events_port, kv_events_replay=True),
+                0,
+                0,
+                ranks,
+                False,
+                0,
+                rules,
+            )
+        )
+    else:
+        return ()
+    host = _consumer_host(shard)
+    ports = {listener.name: listener.port for listener in listens}
+    return tuple(
+        KVEventSource(
+            rank=rank,
+            endpoint=f"tcp://{host_port(host, ports[KV_EVENTS] + j)}",
+            replay=f"tcp://{host_port(host, ports[KV_EVENTS_REPLAY] + j)}" if rules.kv_events_replay else "",
+        )
+        for j, rank in enumerate(ranks if rules.kv_events_per_rank else ranks[:1])
+    )
+
+
+def kv_events_endpoints(shard: ShardSpec, *, bind_host: bool = False) -> tuple[str, str]:
+    """The publisher's endpoint and replay endpoint to configure the engine with; pure.
+
+    The engine moves both by each rank's data-parallel rank, as vLLM's
+    ``offset_endpoint_port`` does. Under ``kv_events_mode`` ``connect``: the node's
+    subscriber on loopback, and no replay. Under ``bind``: ``tcp://*:PORT``, since vLLM
+    binds only a wildcard endpoint and connects to any other (its ``ZmqEventPublisher``),
+    unless ``bind_host`` (an engine told to bind whatever the host, SGLang's ``bind``),
+    which binds the shard's own address where it has one; the replay endpoint, which
+    vLLM always binds, at the shard's own IPv4 address or host name where it has one (a
+    ZMQ socket binds IPv6 only when told to, and vLLM's is not), else ``*``.
+    """
+    port = shard.kv_events_port
+    if shard.kv_events_mode != KV_EVENTS_BIND:
+        return f"tcp://{LOOPBACK}:{port}", ""
+    own = "*" if listens_everywhere(shard.bind_addr) or ":" in shard.bind_addr else shard.bind_addr
+    replay = f"tcp://{own}:{kv_events_replay_base(port, shard.profile)}"
+    return f"tcp://{own if bind_host else '*'}:{port}", replay
+
+
+def kv_events_wiring(shard: ShardSpec, *, per_rank: bool, replay: bool, bind_host: bool = False) -> str:
+    """How ``shard``'s KV-cache events are wired, for a plan's notes: who binds where, and who connects.
+
+    ``per_rank``, ``replay`` and ``bind_host`` say what the engine does (its
+    :class:`LayoutRules` and :func:`kv_events_endpoints`).
+    """
+    port = shard.kv_events_port
+    moved = " plus each data-parallel rank" if per_rank and shard.profile.data_parallel > 1 else ""
+    if shard.kv_events_mode != KV_EVENTS_BIND:
+        return (
+            f"KV-cache events: the publisher connects to a subscriber at tcp://{LOOPBACK}:{port}{moved} "
+            f"(kv_events_mode 'connect': the node's agent must listen there); none is served to others"
+        )
+    endpoint, replay_endpoint = kv_events_endpoints(shard, bind_host=bind_host)
+    where = (
+        "every address" if endpoint.startswith("tcp://*:") else endpoint[len("tcp://") :].rpartition(":")[0]
+    )
+    said = (
+        f"KV-cache events: the publisher binds port {port}{moved} on {where}, and any number of "
+        f"subscribers connect (the plan's kv_events: vllm-router's --kv-event-source)"
+    )
+    if replay:
+        said += f"; replays of missed batches at {replay_endpoint}{moved}"
+    return said + "; the batches carry the prompts' token ids: keep the port from untrusted networks"
+
+
+def _consumer_host(shard: ShardSpec) -> str:
+    """Where another process reaches the shard: its bind address, else the leader's, else loopback."""
+    if not listens_everywhere(shard.bind_addr):
+        return shard.bind_addr
+    return shard.leader_addr if shard.rank == 0 and shard.leader_addr else LOOPBACK
+
+
+def kv_events_replay_base(kv_events_port: int, profile: Profile) -> int:
+    """The first replay port of a replica whose publishers bind from ``kv_events_port``.
+
+    Every rank's publisher takes ``kv_events_port`` plus its data-parallel rank, so the
+    replay endpoints start after the last of them, and each rank's is this plus its rank
+    (vLLM moves both endpoints by the rank alike). Without data parallel: the port after.
+    """
+    return kv_events_port + profile.data_parallel
 
 
 def _count(profile: Profile, port: Coordination) -> int:
@@ -369,6 +487,8 @@ def _overlaps(host: str, placed: list[_Placed]) -> list[tuple[int, int, str]]:
 def _from(listener: Listener) -> str:
     if listener.name == KV_EVENTS:
         return " (kv_events_port plus the data-parallel ranks)"
+    if listener.name == KV_EVENTS_REPLAY:
+        return " (kv_events_port plus the data-parallel size, plus the data-parallel ranks)"
     if listener.name in (HTTP, HEALTH_STUB):
         return " (http_port plus the process's index on its node)"
     return " (leader_port and the ports after it)"
@@ -401,6 +521,7 @@ def shard_layout(shard: ShardSpec, rules: LayoutRules) -> ProcessLayout:
             addr=shard.leader_addr if k == 0 else _own_addr(shard) if k == shard.rank else "",
             http_port=_http_port(shard, k, index),
             kv_events_port=shard.kv_events_port if k == shard.rank else 0,
+            kv_events_replay=shard.kv_events_mode == KV_EVENTS_BIND,
         )
         for k in range(shard.nnodes)
     ]

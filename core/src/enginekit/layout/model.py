@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 
 import attrs
@@ -88,6 +89,11 @@ class LayoutRules:
     #: Each rank publishes KV-cache events on the base port plus its data-parallel rank
     #: (vLLM); otherwise each process publishes on the base port alone.
     kv_events_per_rank: bool = False
+    #: A publisher that binds also binds a replay endpoint (vLLM's ``replay_endpoint``),
+    #: where a subscriber that joined late asks for the batches it missed. Its ports are
+    #: reserved whatever this says (:func:`enginekit.layout.compute.kv_events_replay_base`);
+    #: this says whether the engine serves them, and so whether a plan names them.
+    kv_events_replay: bool = False
     #: A process that serves no API still listens on its node's HTTP port, for a stub that
     #: answers health checks whatever its state (SGLang's nodes but the first).
     health_stub: bool = False
@@ -105,6 +111,8 @@ ANY_ENGINE = LayoutRules(
     expert_parallel=True,
     coordination=("leader",),
     kv_events_per_rank=True,
+    # Kept for a binding publisher's replay endpoints, whichever engine: see the spec's rule.
+    kv_events_replay=True,
 )
 
 
@@ -118,6 +126,9 @@ class NodeInput:
     http_port: int = 0
     #: The base port its KV-cache event publishers take; 0 publishes none.
     kv_events_port: int = 0
+    #: Whether its publishers bind (``kv_events_mode`` ``bind``): each then also binds a
+    #: replay endpoint, after every rank's publisher (:func:`kv_events_replay_base`).
+    kv_events_replay: bool = False
     #: Its GPUs, as nvidia-smi numbers them; empty when the node does not list them,
     #: and positions 0, 1, ... stand for them.
     gpus: tuple[int, ...] = ()
@@ -220,3 +231,32 @@ class Layout:
         """
         processes = self.nodes[node].processes
         return next((p for p in processes if dp_rank in p.dp_ranks), processes[0])
+
+
+#: A ZMQ TCP endpoint as a consumer dials it: ``tcp://HOST:PORT``, an IPv6 host in brackets.
+_ENDPOINT = re.compile(r"tcp://(\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9.-]{1,253}):([0-9]{1,5})")
+
+
+@attrs.frozen(kw_only=True)
+class KVEventSource:
+    """One rank's KV-cache events, as a subscriber (a router, an indexer) reaches them.
+
+    :ivar rank: The data-parallel rank that publishes (its batches carry it); 0 without
+        data parallel.
+    :ivar endpoint: The ZMQ endpoint its publisher binds, as a subscriber connects to it
+        (what ``vllm-router --kv-event-source URL=ENDPOINT`` takes).
+    :ivar replay: The endpoint where a subscriber that joined late asks for the batches it
+        missed (``--kv-event-replay-source``); empty when the engine serves no replay.
+    """
+
+    rank: int
+    endpoint: str
+    replay: str = ""
+
+
+def endpoint_problem(text: str) -> str | None:
+    """Why ``text`` is not a ``tcp://HOST:PORT`` endpoint with a port in 1-65535; None if it is."""
+    found = _ENDPOINT.fullmatch(text)
+    if found is None or not 1 <= int(found.group(2)) <= 65535:
+        return f"expected tcp://HOST:PORT with a port in 1-65535, got {text[:80]!r}"
+    return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable
 
+from enginekit.base.text import host_port
 from enginekit.placement.env import placement_env
 from enginekit.spec.model import Command, ShardSpec
 
@@ -80,11 +81,6 @@ def is_ip(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def host_port(host: str, port: int) -> str:
-    """``host:port``, with an IPv6 address in brackets (``[fd00::1]:29500``) as every parser wants."""
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def leader_endpoint(shard: ShardSpec) -> str:

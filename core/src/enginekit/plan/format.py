@@ -6,6 +6,7 @@ import shlex
 from typing import Any, Protocol, TypeVar
 
 from enginekit.base.secrets import MASK
+from enginekit.layout.model import KVEventSource
 from enginekit.placement.env import DroppedVar
 from enginekit.plan.formats import FORMAT_VERSION
 from enginekit.spec.documents import scrubbed
@@ -37,6 +38,8 @@ class PlanFields(Protocol):
     @property
     def leader_watch_port(self) -> int: ...
     @property
+    def kv_events(self) -> tuple[KVEventSource, ...]: ...
+    @property
     def base_url(self) -> str: ...
 
 
@@ -59,6 +62,7 @@ def plan_dict(plan: PlanFields, *, show_secrets: bool) -> dict[str, Any]:
         "dropped_env": [{"key": d.key, "why": d.why} for d in plan.dropped_env],
         "on_leader_exit": plan.on_leader_exit,
         "leader_watch_port": plan.leader_watch_port,
+        "kv_events": [{"rank": e.rank, "endpoint": e.endpoint, "replay": e.replay} for e in plan.kv_events],
         **_derived(plan),
     }
     return out if show_secrets else scrubbed(out, shard.api_key)

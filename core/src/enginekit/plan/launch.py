@@ -9,7 +9,8 @@ from typing import Any
 import attrs
 
 from enginekit.base.secrets import MASK, masked
-from enginekit.placement.builder import host_port
+from enginekit.base.text import host_port
+from enginekit.layout.model import KVEventSource
 from enginekit.placement.env import DroppedVar
 from enginekit.plan.format import plan_dict
 from enginekit.plan.leader import LEADER_EXIT_CHOICES, MUST_BE_STOPPED, STOPS, leader_watch_problem
@@ -60,6 +61,11 @@ class LaunchPlan:
         problem = leader_watch_problem(MUST_BE_STOPPED, value)  # the range; the rest is set after
         if problem:
             raise ValueError(problem)
+
+    #: Where consumers connect to this shard's KV-cache events, one source per rank that
+    #: publishes here: given when its publishers bind (``kv_events_mode`` ``bind``), empty
+    #: when they connect to a subscriber or publish none.
+    kv_events: tuple[KVEventSource, ...] = ()
 
     def __attrs_post_init__(self) -> None:
         if self.on_leader_exit != MUST_BE_STOPPED:
@@ -113,6 +119,9 @@ class LaunchPlan:
             lines.append(f"when the leader exits: this rank keeps running; stop it too (watch {watched})")
         elif self.on_leader_exit == STOPS:
             lines.append("when the leader exits: this rank exits by itself")
+        for source in self.kv_events:
+            replay = f" (replay: {source.replay})" if source.replay else ""
+            lines.append(f"KV-cache events of rank {source.rank}: subscribe at {source.endpoint}{replay}")
         for i, command in enumerate(self.commands, 1):
             kind = (
                 "main process" if i == len(self.commands) else "sidecar, kept alive for the shard's lifetime"

@@ -10,6 +10,7 @@ import attrs
 from enginekit.base.errors import SpecError
 from enginekit.base.secrets import MASK, argv_leaks, leaks, masked
 from enginekit.base.text import is_portable_name, is_url_path
+from enginekit.layout.model import KVEventSource, endpoint_problem
 from enginekit.placement.env import DroppedVar
 from enginekit.plan.format import P, _derived
 from enginekit.plan.formats import newer_minor
@@ -38,6 +39,13 @@ class _DroppedDoc:
 
 
 @attrs.frozen(kw_only=True)
+class _KVEventDoc:
+    rank: int
+    endpoint: str
+    replay: str = ""
+
+
+@attrs.frozen(kw_only=True)
 class _PlanDoc:
     format_version: str
     engine: str
@@ -50,6 +58,7 @@ class _PlanDoc:
     dropped_env: tuple[_DroppedDoc, ...] = ()
     on_leader_exit: str | None = None
     leader_watch_port: int | None = None
+    kv_events: tuple[_KVEventDoc, ...] = ()
     replica_id: str | None = None
     shard_id: str | None = None
     profile: str | None = None
@@ -121,6 +130,7 @@ def read_plan(raw: object, make: Callable[..., P]) -> P:
         notes=doc.notes,
         dropped_env=tuple(DroppedVar(d.key, d.why) for d in doc.dropped_env),
         **_leader_watch(doc, problems),
+        kv_events=_kv_events(doc, problems),
     )
     if doc.engine != doc.shard.profile.engine:
         problems.append(
@@ -166,6 +176,26 @@ def _leader_watch(doc: _PlanDoc, problems: list[str]) -> dict[str, object]:
         problems.append(f"plan.{problem}")
         return {"on_leader_exit": on_exit}
     return {"on_leader_exit": on_exit, "leader_watch_port": doc.leader_watch_port}
+
+
+def _kv_events(doc: _PlanDoc, problems: list[str]) -> tuple[KVEventSource, ...]:
+    """The plan's KV-event sources, each endpoint a ``tcp://HOST:PORT`` and each rank the shard's."""
+    sources = []
+    for i, item in enumerate(doc.kv_events):
+        where = f"plan.kv_events[{i}]"
+        said = [
+            f"{where}.{field}: {problem}"
+            for field, text in (("endpoint", item.endpoint), ("replay", item.replay))
+            if (field == "endpoint" or text) and (problem := endpoint_problem(text))
+        ]
+        if not 0 <= item.rank < doc.shard.profile.data_parallel:
+            said.append(
+                f"{where}.rank: {item.rank}, but the shard's profile has data-parallel ranks "
+                f"0-{doc.shard.profile.data_parallel - 1}"
+            )
+        problems += said
+        sources.append(KVEventSource(rank=item.rank, endpoint=item.endpoint, replay=item.replay))
+    return tuple(sources)
 
 
 def _key_problems(index: int, command: Command, key: str) -> list[str]:

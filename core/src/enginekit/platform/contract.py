@@ -220,12 +220,17 @@ class Answers:
             raise self.broken(
                 hook, f"returned layout rules whose balancing is not a set of {', '.join(DP_BALANCING)}"
             )
-        flags = (answer.expert_parallel, answer.kv_events_per_rank, answer.health_stub)
+        flags = (
+            answer.expert_parallel,
+            answer.kv_events_per_rank,
+            answer.kv_events_replay,
+            answer.health_stub,
+        )
         if {type(flag) for flag in flags} != {bool}:
             raise self.broken(
                 hook,
-                "returned layout rules whose expert_parallel, kv_events_per_rank or health_stub is not "
-                "true or false",
+                "returned layout rules whose expert_parallel, kv_events_per_rank, kv_events_replay or "
+                "health_stub is not true or false",
             )
         if type(answer.all2all) is not frozenset or not _texts(*answer.all2all):
             raise self.broken(hook, "returned layout rules whose all2all is not a set of names")

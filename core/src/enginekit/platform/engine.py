@@ -27,7 +27,7 @@ from enginekit.spec.model import Adapter, Command, GPUInfo, Profile, ShardSpec
 from enginekit.spec.rules import check_spec, listens_everywhere, same_ip
 
 if TYPE_CHECKING:
-    from enginekit.layout.model import LayoutRules, ProcessLayout
+    from enginekit.layout.model import KVEventSource, LayoutRules, ProcessLayout
 
 #: The hook caller that reaches this engine (and wrappers) only, by hook name.
 HookLookup = Callable[[str], Callable[..., Any]]
@@ -124,6 +124,18 @@ class Engine:
 
         self._check(shard.profile)
         return shard_layout(shard, self.layout_rules)
+
+    def kv_event_sources(self, shard: ShardSpec) -> tuple[KVEventSource, ...]:
+        """Where consumers connect to ``shard``'s KV-cache events under this engine's layout rules.
+
+        Empty unless the profile publishes, the shard has a ``kv_events_port`` and its
+        publishers bind. See :func:`enginekit.layout.compute.kv_event_sources`.
+        """
+        if not (shard.profile.kv_events and shard.kv_events_port):
+            return ()  # the common case imports nothing
+        from enginekit.layout.compute import kv_event_sources
+
+        return kv_event_sources(shard, self.layout_rules)
 
     @property
     def site_policy(self) -> EnvPolicy:
@@ -559,6 +571,7 @@ class Engine:
             dropped_env=dropped,
             on_leader_exit=self.on_leader_exit(shard),
             leader_watch_port=self.leader_watch_port(shard),
+            kv_events=self.kv_event_sources(shard),
         )
 
 

@@ -10,10 +10,17 @@ import attrs
 
 from enginekit.base.errors import SpecError
 from enginekit.base.secrets import MASK
-from enginekit.layout.compute import HTTP, LOOPBACK, layout, layout_problems, needs_layout
+from enginekit.layout.compute import (
+    HTTP,
+    LOOPBACK,
+    kv_events_replay_base,
+    layout,
+    layout_problems,
+    needs_layout,
+)
 from enginekit.layout.model import ANY_ENGINE, API_SERVER, Layout, LayoutRules, NodeInput
 from enginekit.spec.convert import folded_names, structure
-from enginekit.spec.model import Profile, ShardSpec
+from enginekit.spec.model import KV_EVENTS_BIND, Profile, ShardSpec
 from enginekit.spec.rules import check_spec
 
 #: Any engine's layout: what a replica's expansion and its checks hold whatever the engine.
@@ -62,6 +69,10 @@ class ReplicaSpec:
     http_port: int = 0
     #: What the engine demands of every request. Only the leader, which serves the API, gets it.
     api_key: str = attrs.field(default="", repr=False)
+    #: Who listens for the KV-cache events, on every rank: ``bind`` (the publishers, for
+    #: routers and indexers that subscribe) or ``connect`` (a subscriber on each node's
+    #: loopback ``kv_events_port``). See :attr:`enginekit.ShardSpec.kv_events_mode`.
+    kv_events_mode: str = KV_EVENTS_BIND
     pool: str = ""
     profile_fp: str = ""
     #: Every node's placement, where the node itself does not say.
@@ -173,6 +184,7 @@ def _node_inputs(replica: ReplicaSpec) -> list[NodeInput]:
             addr=node.addr,
             http_port=_port(node.http_port, replica.http_port),
             kv_events_port=_inherit(node, replica.placement, "kv_events_port"),
+            kv_events_replay=replica.kv_events_mode == KV_EVENTS_BIND,
             gpus=_inherit(node, replica.placement, "gpu_indices"),
         )
         for node in nodes
@@ -239,7 +251,13 @@ def _collisions(replica: ReplicaSpec) -> Iterator[str]:
             claims.append((_port(node.http_port, replica.http_port), http))
             if replica.profile.node_count > 1:
                 claims.append((replica.leader_port, "leader_port"))
-        claims.append((_inherit(node, replica.placement, "kv_events_port"), f"nodes[{i}].kv_events_port"))
+        events = _inherit(node, replica.placement, "kv_events_port")
+        claims.append((events, f"nodes[{i}].kv_events_port"))
+        if events and replica.kv_events_mode == KV_EVENTS_BIND:
+            # The replay endpoint a binding publisher takes after its own (one rank here).
+            claims.append(
+                (kv_events_replay_base(events, replica.profile), f"nodes[{i}].kv_events_port plus 1 (replay)")
+            )
         for port, field in claims:
             if not port:
                 continue
@@ -322,6 +340,7 @@ def _ranks(replica: ReplicaSpec) -> list[ShardSpec]:
                     api_key=replica.api_key if process.role == API_SERVER else "",
                     pool=replica.pool,
                     profile_fp=replica.profile_fp,
+                    kv_events_mode=replica.kv_events_mode,
                     profile=profile,
                     **placement,
                 )

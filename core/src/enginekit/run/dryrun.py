@@ -6,8 +6,7 @@ import shlex
 from collections.abc import Collection
 from pathlib import Path
 
-from enginekit.base.text import printable
-from enginekit.placement.builder import host_port
+from enginekit.base.text import host_port, printable
 from enginekit.plan.launch import LaunchPlan
 from enginekit.plan.leader import MUST_BE_STOPPED, STOPS
 from enginekit.run.exits import (

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from enginekit.base.errors import EnginekitError
-from enginekit.base.text import printable
-from enginekit.placement.builder import host_port
+from enginekit.base.text import host_port, printable
 from enginekit.plan.launch import LaunchPlan
 from enginekit.plan.leader import MUST_BE_STOPPED
 from enginekit.run import status as st

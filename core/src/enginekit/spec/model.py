@@ -28,6 +28,9 @@ MAX_KV_CACHE_MIB = 64 * 1024 * 1024
 #: Where requests enter a data-parallel replica: one API server in front of every rank,
 #: one per node in front of its own ranks, or one per rank behind the site's balancer.
 DP_BALANCING = ("internal", "hybrid", "external")
+#: Who listens for a shard's KV-cache events (:attr:`ShardSpec.kv_events_mode`).
+KV_EVENTS_BIND, KV_EVENTS_CONNECT = "bind", "connect"
+KV_EVENTS_MODES = (KV_EVENTS_BIND, KV_EVENTS_CONNECT)
 
 
 def _dict(value: Mapping[str, str]) -> FrozenDict[str, str]:
@@ -198,8 +201,16 @@ class ShardSpec:
     #: What the engine demands of every request. Only ever given to the engine in its
     #: environment: any local user can read a command line.
     api_key: str = attrs.field(default="", repr=False)
-    #: The loopback port the agent receives this shard's KV-cache events on; 0 for none.
+    #: The base port of this shard's KV-cache events; 0 for none. Under ``kv_events_mode``
+    #: ``bind`` the engine's publishers listen there (each data-parallel rank on the port
+    #: plus its rank, where the engine moves them) and any number of consumers connect;
+    #: under ``connect`` the agent's subscriber listens there on loopback.
     kv_events_port: int = 0
+    #: Who listens for the KV-cache events: ``bind`` (the engine's publisher, on
+    #: ``kv_events_port``: what routers and indexers that subscribe, such as vllm-router's
+    #: ``--kv-event-source``, expect) or ``connect`` (the publisher connects to a subscriber
+    #: on ``127.0.0.1:kv_events_port``, the node agent's, as the Go agent runs one).
+    kv_events_mode: str = KV_EVENTS_BIND
     #: CPU cores placement reserved for a shard with no GPU; 0 leaves it to the engine.
     threads: int = 0
     #: Memory placement reserved for the KV cache of a shard with no GPU, in MiB; the
@@ -321,6 +332,7 @@ GO_NAMES: Mapping[type, Mapping[str, str]] = {
         "bind_addr": "bind_addr",
         "api_key": "api_key",
         "kv_events_port": "kv_events_port",
+        "kv_events_mode": "kv_events_mode",
         "threads": "threads",
         "kv_cache_mib": "kv_cache_mib",
         "pool": "Pool",

@@ -15,6 +15,8 @@ import attrs
 from enginekit.base.text import has_unsafe, unsafe_text
 from enginekit.spec.convert import unstructure
 from enginekit.spec.model import (
+    KV_EVENTS_BIND,
+    KV_EVENTS_MODES,
     MAX_GPU_INDEX,
     MAX_KV_CACHE_MIB,
     MAX_NODES,
@@ -77,6 +79,11 @@ def _problems(spec: ShardSpec) -> Iterator[str]:
     yield from _port("http_port", spec.http_port)
     if spec.kv_events_port:
         yield from _port("kv_events_port", spec.kv_events_port)
+    if spec.kv_events_mode not in KV_EVENTS_MODES:
+        shown = repr(spec.kv_events_mode)[:40]
+        yield f"kv_events_mode: expected {' or '.join(map(repr, KV_EVENTS_MODES))}, got {shown}"
+    elif spec.kv_events_mode == KV_EVENTS_BIND and 0 < spec.kv_events_port <= 65535:
+        yield from _kv_event_ports(spec)
     if spec.leader_http_port:
         yield from _port("leader_http_port", spec.leader_http_port)
     if not 1 <= spec.nnodes <= MAX_NODES:
@@ -179,6 +186,27 @@ def _strings(value: object, path: str) -> Iterator[str]:
     elif isinstance(value, list | tuple):
         for i, item in enumerate(value):
             yield from _strings(item, f"{path}[{i}]")
+
+
+def _kv_event_ports(spec: ShardSpec) -> Iterator[str]:
+    """A binding publisher's ports, each rank's and then each rank's replay, clear of the shard's others."""
+    first = spec.kv_events_port
+    # Each data-parallel rank's publisher, then each rank's replay endpoint after them all
+    # (enginekit.layout.compute.kv_events_replay_base): twice the data-parallel size.
+    last = first + 2 * spec.profile.data_parallel - 1
+    if last > 65535:
+        yield (
+            f"kv_events_port: {first} leaves no room for the ports a binding publisher takes up to "
+            f"{last} (each data-parallel rank's, then each rank's replay endpoint): at most "
+            f"{65536 - 2 * spec.profile.data_parallel}, or kv_events_mode 'connect'"
+        )
+        return
+    for field, port in (("http_port", spec.http_port), ("leader_port", spec.leader_port)):
+        if first <= port <= last:
+            yield (
+                f"{field}: {port} is one of the ports the KV-event publisher binds, {first}-{last} "
+                f"(kv_events_port, each data-parallel rank's, then each rank's replay endpoint)"
+            )
 
 
 def _port(field: str, port: int) -> Iterator[str]:

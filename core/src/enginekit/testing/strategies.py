@@ -19,7 +19,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess witho
         "enginekit.testing.strategies needs hypothesis: install it, or enginekit[testing]"
     ) from exc
 
-from enginekit.spec.model import Adapter, Profile, ShardSpec
+from enginekit.spec.model import KV_EVENTS_MODES, Adapter, Profile, ShardSpec
 from enginekit.testing.factories import MIG_INDEX_BASE, SHAPES, check_shapes
 
 #: The characters of base64, base64url and JWT keys: what the spec rules accept in a key.
@@ -219,8 +219,18 @@ def _lora(draw: st.DrawFn, engine: str) -> ShardSpec:
 def _kv_events(draw: st.DrawFn, engine: str) -> ShardSpec:
     tp = draw(st.sampled_from((1, 2)))
     profile = _profile(draw, engine, tp=tp, kv_events=True)
-    http_port, kv_port = draw(_TWO_PORTS)
-    return _shard(draw, profile, gpu_indices=_gpus(draw, tp), http_port=http_port, kv_events_port=kv_port)
+    mode = draw(st.sampled_from(KV_EVENTS_MODES))
+    # A binding publisher also takes the port after, for its replay endpoint.
+    kv_port = draw(st.integers(1024, 65534))
+    http_port = draw(_PORT.filter(lambda port: not kv_port <= port <= kv_port + 1))
+    return _shard(
+        draw,
+        profile,
+        gpu_indices=_gpus(draw, tp),
+        http_port=http_port,
+        kv_events_port=kv_port,
+        kv_events_mode=mode,
+    )
 
 
 _SHAPE_STRATEGIES: dict[str, Callable[[str], st.SearchStrategy[ShardSpec]]] = {

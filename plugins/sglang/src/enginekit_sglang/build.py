@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from enginekit.plugin import CommandBuilder, EngineError, ShardSpec, leader_endpoint
+from enginekit.plugin import CommandBuilder, EngineError, ShardSpec, leader_endpoint, parse_version
 
 if TYPE_CHECKING:
     from enginekit.plugin import Version
@@ -40,7 +40,7 @@ def server_args(shard: ShardSpec, release: Version) -> list[str]:
     if profile.adapters:
         args += ["--enable-lora", "--lora-paths"]
         args += [f"{adapter.name}={adapter.path}" for adapter in profile.adapters]
-    events = kv_events_config(shard)
+    events = kv_events_config(shard, release)
     if events:
         args += ["--kv-events-config", events]
     if profile.data_parallel > 1:
@@ -79,14 +79,16 @@ def server_args(shard: ShardSpec, release: Version) -> list[str]:
     return [*args, *profile.args]
 
 
-def kv_events_config(shard: ShardSpec) -> str:
+def kv_events_config(shard: ShardSpec, release: Version) -> str:
     """The ``--kv-events-config`` JSON, or "" when the profile publishes no events.
 
     The publisher defaults to ``"null"`` and there is no ``enable_kv_cache_events``
-    field (unlike vLLM): naming ``zmq`` is what turns publishing on. ``bind: false``
-    connects to the agent's loopback listener instead of binding a port of its own. The
-    field is 0.5.22's; earlier releases ignore it (their pydantic model drops unknown keys)
-    and connect anyway, to any endpoint without ``*`` or ``::`` (their bind heuristic).
+    field (unlike vLLM): naming ``zmq`` is what turns publishing on. From 0.5.22 the
+    ``bind`` field says outright whether to bind or connect, and a bound publisher can
+    take the shard's own address; earlier releases ignore it (their pydantic model drops
+    unknown keys) and bind only an endpoint with ``*`` or ``::`` (their heuristic), so a
+    bound publisher there takes ``tcp://*:PORT``. Connecting, it dials the agent's
+    loopback subscriber. SGLang is given no replay endpoint.
     """
     if not shard.profile.kv_events:
         return ""
@@ -98,8 +100,16 @@ def kv_events_config(shard: ShardSpec) -> str:
                 f"publish them to"
             )
         return ""  # a worker rank the agent gave no listener: its schedulers publish nothing
-    config = {"publisher": "zmq", "endpoint": f"tcp://127.0.0.1:{shard.kv_events_port}", "bind": False}
+    from enginekit.plugin import kv_events_endpoints
+
+    binds = shard.kv_events_mode == "bind"
+    endpoint, _ = kv_events_endpoints(shard, bind_host=binds and release >= BIND_FIELD_SINCE)
+    config = {"publisher": "zmq", "endpoint": endpoint, "bind": binds}
     return json.dumps(config, separators=(",", ":"))
+
+
+#: The release whose ``KVEventsConfig`` has the ``bind`` field (``disaggregation/kv_events.py``).
+BIND_FIELD_SINCE: Version = parse_version("0.5.22")
 
 
 #: Why the key is in the environment: the launcher turns it into SGLang's flag.

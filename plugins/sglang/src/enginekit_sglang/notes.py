@@ -72,8 +72,14 @@ def shard_notes(shard: ShardSpec, config: SglangConfig, kv_events: str) -> list[
             f"{leader_endpoint(shard)}, and /health stays 503 until they have"
         )
     if kv_events:
+        from enginekit.plugin import kv_events_wiring
+
+        from enginekit_sglang.build import BIND_FIELD_SINCE
+
+        bind_host = parse_version(config.release) >= BIND_FIELD_SINCE
+        wiring = kv_events_wiring(shard, per_rank=True, replay=False, bind_host=bind_host)
         notes.append(
-            f"KV-cache events: {kv_events}; only the schedulers owning a KV cache publish (pipeline, "
+            f"{wiring}. {kv_events}; only the schedulers owning a KV cache publish (pipeline, "
             f"attention-TP and attention-CP rank 0), and with attention data parallelism each DP "
             f"rank adds its index to the port"
         )

@@ -141,10 +141,13 @@ class SglangEngine:
     @hookimpl
     def notes(self, shard: ShardSpec) -> list[str]:
         """What SGLang itself still exposes, and how each rank should (not) be watched."""
+        from enginekit.plugin import parse_version
+
         from enginekit_sglang.build import kv_events_config
         from enginekit_sglang.notes import shard_notes
 
-        events = kv_events_config(shard) if shard.kv_events_port else ""
+        release = parse_version(self.config.release)
+        events = kv_events_config(shard, release) if shard.kv_events_port else ""
         return shard_notes(shard, self.config, events)
 
     @hookimpl

@@ -86,8 +86,9 @@ def hybrid_alone_note(shard: ShardSpec, release: Version) -> str | None:
 
 
 def all2all_backends(release: Version) -> frozenset[str]:
-    """The all-to-all backends ``release`` takes: the newest list read at or below it."""
-    return ALL2ALL_BACKENDS[max(r for r in ALL2ALL_BACKENDS if r <= release)]
+    """The all-to-all backends ``release`` takes: the newest list read at or below it (none below all)."""
+    read = [r for r in ALL2ALL_BACKENDS if r <= release]
+    return ALL2ALL_BACKENDS[max(read)] if read else frozenset()
 
 
 def layout_rules(release: Version) -> LayoutRules:
@@ -106,6 +107,7 @@ def layout_rules(release: Version) -> LayoutRules:
         all2all=all2all_backends(release),
         coordination=(DP_RPC,),
         kv_events_per_rank=True,
+        kv_events_replay=True,
     )
 
 

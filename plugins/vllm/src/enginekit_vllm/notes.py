@@ -62,6 +62,14 @@ def shard_notes(config: VllmConfig, shard: ShardSpec) -> list[str]:
         )
     elif shard.is_leader() and shard.profile.kv_events:
         notes.append(KV_EVENT_BLOCKS)
+    if (
+        shard.profile.kv_events
+        and shard.kv_events_port
+        and (shard.is_leader() or shard.profile.data_parallel > 1)
+    ):
+        from enginekit.plugin import kv_events_wiring
+
+        notes.append(kv_events_wiring(shard, per_rank=True, replay=True))
     if shard.is_multi_node() and config.multinode == "ray":
         notes.append(
             f"the Ray head at {host_port(shard.leader_addr, shard.leader_port)} takes jobs from whoever "

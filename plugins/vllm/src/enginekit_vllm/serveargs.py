@@ -37,10 +37,13 @@ def kv_events(shard: ShardSpec) -> list[str]:
         return []
     import json  # here: most shards publish no events, and start-up time counts
 
-    # A concrete address makes vLLM's publisher connect; '*' or '::' would make it bind.
-    config = {
-        "enable_kv_cache_events": True,
-        "publisher": "zmq",
-        "endpoint": f"tcp://127.0.0.1:{shard.kv_events_port}",
-    }
+    from enginekit.plugin import kv_events_endpoints
+
+    # Bound, vLLM's publisher takes 'tcp://*:PORT' (a concrete host would make it connect)
+    # and binds the replay endpoint as given; connecting, it dials the agent's loopback
+    # subscriber. Each engine core moves both by its data-parallel rank.
+    endpoint, replay = kv_events_endpoints(shard)
+    config = {"enable_kv_cache_events": True, "publisher": "zmq", "endpoint": endpoint}
+    if replay:
+        config["replay_endpoint"] = replay
     return ["--kv-events-config", json.dumps(config, separators=(",", ":"))]

@@ -74,6 +74,7 @@ class SimEngine:
             expert_parallel=True,
             coordination=(DP_RPC,),
             kv_events_per_rank=True,
+            kv_events_replay=True,
         )
 
     def _process(self, shard: ShardSpec) -> ProcessLayout | None:
@@ -197,16 +198,17 @@ class SimEngine:
         return "--kv-cache-memory-bytes", str(shard.kv_cache_mib * MIB)
 
     def _kv_events(self, shard: ShardSpec) -> str:
-        # A host, not '*': vLLM connects (rather than binds) to such an endpoint, and the
-        # agent's subscriber is the one listening on its loopback port. The topic is left
-        # out when empty, vLLM's default, so the flag reads as the vLLM plugin renders it.
+        # As the vLLM plugin renders it, and as vLLM reads it: bound, 'tcp://*:PORT' and
+        # the replay endpoint; connecting, the agent's loopback subscriber. The topic is
+        # left out when empty, vLLM's default, so the flag reads as the vLLM plugin's.
         import json
 
-        config: dict[str, object] = {
-            "enable_kv_cache_events": True,
-            "publisher": "zmq",
-            "endpoint": f"tcp://127.0.0.1:{shard.kv_events_port}",
-        }
+        from enginekit.plugin import kv_events_endpoints
+
+        endpoint, replay = kv_events_endpoints(shard)
+        config: dict[str, object] = {"enable_kv_cache_events": True, "publisher": "zmq", "endpoint": endpoint}
+        if replay:
+            config["replay_endpoint"] = replay
         if self.config.kv_events_topic:
             config["topic"] = self.config.kv_events_topic
         return json.dumps(config, separators=(",", ":"))
@@ -264,9 +266,11 @@ class SimEngine:
                 f"{shard.leader_port}; unhealthy for good if one leaves"
             )
         if shard.profile.kv_events and shard.kv_events_port:
+            from enginekit.plugin import kv_events_wiring
+
+            wiring = kv_events_wiring(shard, per_rank=True, replay=True)
             notes.append(
-                f"KV-cache events to tcp://127.0.0.1:{shard.kv_events_port}, topic "
-                f"{self.config.kv_events_topic!r}, vLLM {self.config.kv_event_format} format"
+                f"{wiring}; topic {self.config.kv_events_topic!r}, vLLM {self.config.kv_event_format} format"
             )
         elif shard.profile.kv_events:
             notes.append(
@@ -372,8 +376,10 @@ def _data_parallel_notes(shard: ShardSpec, process: ProcessLayout) -> list[str]:
             f"joined and loaded, unhealthy for good if a process leaves"
         )
     if profile.kv_events and shard.kv_events_port:
+        from enginekit.plugin import kv_events_wiring
+
         notes.append(
-            f"KV-cache events: each rank to tcp://127.0.0.1:{shard.kv_events_port} plus its rank "
-            f"(ports {shard.kv_events_port + ranks[0]}-{shard.kv_events_port + ranks[-1]})"
+            f"{kv_events_wiring(shard, per_rank=True, replay=True)} (this process's ranks: ports "
+            f"{shard.kv_events_port + ranks[0]}-{shard.kv_events_port + ranks[-1]})"
         )
     return notes
