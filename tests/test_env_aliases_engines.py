@@ -2,13 +2,17 @@
 
 An engine may read one name as another (SGLang's ``SGL_X`` as ``SGLANG_X``, its ``HOST_IP``
 as ``SGLANG_HOST_IP``; llama-server's ``AIP_HTTP_PORT`` as its port; vLLM's
-``DJ_JIT_NVCC_COMPILER`` as the compiler DeepGEMM runs). For each alias an engine declares,
-under the built-in policy and under a site that opens the alias by name: where the target is
-refused, so is the alias, saying which name the engine reads it as; where the target is
-open, the alias is judged by its own spelling alone.
+``DJ_JIT_NVCC_COMPILER`` as the compiler DeepGEMM runs; TensorRT-LLM's ``TLLM_RANK`` as
+``RANK``). For each alias an engine declares, under the built-in policy and under a site that
+opens the alias by name: where the target is refused, so is the alias, saying which name the
+engine reads it as; where the target is open, the alias is judged by its own spelling alone.
 
-TensorRT-LLM declares none: its sources are not on the package index (the wheel there is a
-placeholder), so no alias of it could be verified; the test says so rather than pass empty.
+TensorRT-LLM's were read in its repository's sources: its usage reporter stops on
+``DO_NOT_TRACK`` and ``TELEMETRY_DISABLED`` as on ``TRTLLM_NO_USAGE_STATS``
+(``usage/usage_lib.py``), and its C++ logger takes its rank from ``TLLM_RANK`` before ``RANK``
+(``cpp/tensorrt_llm/common/logger.cpp``). It copies no prefix and reads no ``TLLM_`` name under a
+``TRTLLM_`` spelling or the reverse; the names of its launchers that the ``TLLM_`` groups miss
+are denied by its policy instead (``plugins/trtllm/tests``).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ EXPECTED = {
     "vllm": {"DJ_JIT_NVCC_COMPILER", "DO_NOT_TRACK", "JAX_PLATFORMS"},
     "sglang": {"SGL_", "HOST_IP"},
     "llamacpp": {"AIP_HTTP_PORT", "AIP_MODE", "MODEL_ENDPOINT"},
-    "trtllm": set(),
+    "trtllm": {"DO_NOT_TRACK", "TELEMETRY_DISABLED", "TLLM_RANK"},
     "sim": set(),
 }
 
@@ -83,6 +87,7 @@ def test_each_alias_is_refused_where_its_target_is_and_judged_alone_where_it_is_
         ("sglang", "HOST_IP", "SGLANG_HOST_IP"),
         ("llamacpp", "AIP_HTTP_PORT", "LLAMA_ARG_PORT"),
         ("llamacpp", "MODEL_ENDPOINT", "HF_ENDPOINT"),
+        ("trtllm", "TLLM_RANK", "RANK"),
     ],
 )
 def test_a_site_that_opens_an_alias_by_name_still_cannot_open_its_refused_target(

@@ -1,8 +1,9 @@
 """TensorRT-LLM's own env rules, each with the reason it is there, checked through the engine.
 
 These rows lived in the core's env tables until each engine declared its own (``policy``):
-the ``TLLM_``/``TRTLLM_`` namespaces it opens, the proxy, disaggregation and trace names it
-denies within them, and the variables it reserves. A row that fails says what was lost.
+the ``TLLM_``/``TRTLLM_`` namespaces it opens, the proxy, disaggregation, launcher, trace and
+telemetry names it denies within them, and the variables it reserves. A row that fails says
+what was lost.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ PROXY = (
     "of its own workers"
 )
 TRACE = "TensorRT-LLM would write its profiler trace to the file named by it"
+LAUNCHERS = "TensorRT-LLM's own launchers set it for the workers they start"
+STARTUP = "TensorRT-LLM would write its startup profile to the file named by it, creating its directories"
+USAGE = "TensorRT-LLM would send its usage reports to the server named by it"
 CREDENTIAL = "denied: it is a credential"
 MIG = "MIG-4f1c2a7e-9b3d-5c6e-8f0a-1b2c3d4e5f60"
 
@@ -60,6 +64,12 @@ DENIED = [
     ("TLLM_SPAWN_PROXY_PROCESS_IPC_ADDR", PROXY, "the proxy process is reached at an address the author picks"),
     ("TLLM_DISAGG_INSTANCE_IDX", PROXY, "the server joins a disaggregated deployment it names"),
     ("TLLM_TORCH_PROFILE_TRACE", TRACE, "a root process writes files where it names"),
+    # The proxy's and disaggregated launchers' wiring under spellings the prefixes miss.
+    ("tllm_mpi_size", LAUNCHERS, "trtllm-llmapi-launch's MPI world size, exported beside TLLM_SPAWN_PROXY_PROCESS"),
+    ("TRTLLM_DISAGG_ROLE", LAUNCHERS, "the server acts as a disaggregated context or generation worker"),
+    ("TRTLLM_DISAGG_DEPLOYMENT_ID", LAUNCHERS, "the server reports itself part of a deployment it is not"),
+    ("TRTLLM_STARTUP_PROFILE_OUTPUT", STARTUP, "a root process writes a file, and its directories, where it names"),
+    ("TRTLLM_USAGE_STATS_SERVER", USAGE, "the node's usage reports go to a server the author picks"),
 ]  # fmt: skip
 
 
@@ -82,8 +92,46 @@ def test_every_denied_group_is_still_declared() -> None:
     groups = {group.why: group for group in policy.denied_env}
     assert set(groups[PROXY].prefixes) == {"TLLM_SPAWN_PROXY_PROCESS", "TLLM_DISAGG_"}
     assert "TLLM_TORCH_PROFILE_TRACE" in groups[TRACE].names
+    launchers = next(group for why, group in groups.items() if why.startswith(LAUNCHERS))
+    assert launchers.names == {"TLLM_MPI_SIZE", "TRTLLM_DISAGG_ROLE", "TRTLLM_DISAGG_DEPLOYMENT_ID"}
+    assert groups[STARTUP].names == {"TRTLLM_STARTUP_PROFILE_OUTPUT"}
+    assert groups[USAGE].names == {"TRTLLM_USAGE_STATS_SERVER"}
     assert all(group.floor for group in policy.denied_env)
     assert policy.open_env == ("TLLM_", "TRTLLM_")
+
+
+#: Names of the open namespaces with no file-like suffix: only the policy's own groups refuse them.
+OPEN_BUT_DENIED = [
+    ("tllm_mpi_size", LAUNCHERS),
+    ("TRTLLM_DISAGG_ROLE", LAUNCHERS),
+    ("TRTLLM_DISAGG_DEPLOYMENT_ID", LAUNCHERS),
+    ("TRTLLM_STARTUP_PROFILE_OUTPUT", STARTUP),
+    ("TRTLLM_USAGE_STATS_SERVER", USAGE),
+]
+
+
+@pytest.mark.parametrize(("key", "group"), OPEN_BUT_DENIED, ids=[row[0] for row in OPEN_BUT_DENIED])
+def test_a_profile_setting_a_launcher_trace_or_telemetry_name_is_refused(key: str, group: str) -> None:
+    profile = Profile(name="p", engine="trtllm", model_path="/m", env={key: "x"})
+    [problem] = engine_for(plugin(), "trtllm").validate(profile)
+    assert problem.startswith(f"profile 'p': env {key}: denied: {group}"), problem
+
+
+@pytest.mark.parametrize("site", [DEFAULT_POLICY, EnvPolicy(allow={"TLLM_RANK"})], ids=["built-in", "allow"])
+def test_tllm_rank_is_refused_as_the_rank_it_stands_for(site: EnvPolicy) -> None:
+    # TLLM_ is open, but the C++ logger reads TLLM_RANK before RANK, which the shard decides.
+    profile = Profile(name="p", engine="trtllm", model_path="/m", env={"TLLM_RANK": "0"})
+    [problem] = engine_for(plugin(), "trtllm", policy=site).validate(profile)
+    assert problem.startswith("profile 'p': env TLLM_RANK: the engine reads it as RANK ("), problem
+
+
+@pytest.mark.parametrize("key", ["DO_NOT_TRACK", "TELEMETRY_DISABLED"])
+def test_a_telemetry_opt_out_is_judged_as_trtllms_own_opt_out(key: str) -> None:
+    # Read as TRTLLM_NO_USAGE_STATS, which is open: the alias refuses nothing more, and a
+    # site that allows the name by itself opens it.
+    assert verdict("TRTLLM_NO_USAGE_STATS") == (False, "")
+    assert verdict(key)[0] is True
+    assert verdict(key, EnvPolicy(allow={key})) == (False, "")
 
 
 RESERVED_ROWS = [

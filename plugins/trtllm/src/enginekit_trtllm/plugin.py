@@ -47,7 +47,7 @@ class TrtllmEngine:
 
     @hookimpl
     def policy(self) -> EnginePolicy:
-        """``TLLM_``/``TRTLLM_`` open but for the proxy, disaggregation and trace names; Click's options."""
+        """``TLLM_``/``TRTLLM_`` open but for the launchers', trace and telemetry names; Click's options."""
         if self._policy is None:
             from enginekit_trtllm.policy import engine_policy
 
