@@ -377,6 +377,47 @@ def test_kv_events_reach_a_subscriber_in_vllm_format(
     ], "the same prefix hashes the same in every replica, in either format"
 
 
+def test_a_prompt_of_token_ids_is_cached_and_published_as_those_ids(
+    start: Start, render: Render, make_shard: MakeShard
+) -> None:
+    """vLLM publishes a token-id prompt's ids as given: a router indexing the events by ids
+    (from /v1/completions/render, or its own tokenizer) must find them unchanged."""
+    from enginekit_sim.server.kvcache import block_hash
+
+    subscriber = KVSubscriber()
+    try:
+        profile = Profile(name="p", engine="sim", model_path="/m", served_model_name="tiny", kv_events=True)
+        spec = make_shard(profile, kv_events_port=subscriber.port)
+        start(render(spec, block_size=4))
+        url = base(spec)
+        poll(url + "/health", lambda s: s == 200, timeout=60)
+        ids = [7, 31999, 0, 12345, 42, 42, 42, 9, 5]  # two full blocks and one more token
+        assert completion(url, None, prompt=ids, max_tokens=1)[0] == 200
+        (stored,) = subscriber.events(lambda found: bool(found), timeout=5)
+        first = block_hash(None, ids[:4], None)
+        assert stored["token_ids"] == ids[:8]
+        assert stored["block_hashes"] == [first, block_hash(first, ids[4:8], None)]
+        # A text prompt's blocks, sent again as the ids the sim published for it, are hits:
+        # one hash for one run of ids, whichever way the prompt came.
+        assert (
+            completion(url, None, prompt="one two three four five six seven eight nine", max_tokens=1)[0]
+            == 200
+        )
+        (text_stored,) = subscriber.events(lambda found: bool(found), timeout=5)
+        text_ids = text_stored["token_ids"]
+        assert completion(url, None, prompt=[*text_ids, 5], max_tokens=1)[0] == 200
+        parsed = parse_metrics(request(url + "/metrics")[1].decode())
+        assert sample(parsed, "vllm:prefix_cache_hits_total") == 8
+        assert subscriber.receive(timeout=0.5) is None, "nothing new was stored"
+        for bad in ([-1], [32000]):
+            status, body = completion(url, None, prompt=bad, max_tokens=1)
+            assert status == 400
+            assert body["error"]["message"] == f"Token id {bad[0]} is out of vocabulary"
+            assert body["error"]["param"] is None
+    finally:
+        subscriber.close()
+
+
 def _kind(event: Any) -> str:
     return str(event["type"] if isinstance(event, dict) else event[0])
 

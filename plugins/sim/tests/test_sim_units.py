@@ -258,6 +258,8 @@ def test_requests_become_jobs() -> None:
     assert request.job.greedy
     assert request.job.finish_reason == "length"
     assert request.job.prompt_tokens == ["5", "6", "7"]
+    assert request.job.token_ids() == [5, 6, 7], "token ids are cached and published as given"
+    assert parse({"prompt": "5 6 7"}).job.token_ids() == textgen.token_ids(["5", "6", "7"])
     chat = parse({"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}, chat=True)
     assert chat.model == "m"
     assert chat.job.max_tokens == openai.DEFAULT_MAX_TOKENS

@@ -141,7 +141,7 @@ class EngineCore:
         """Holding a slot: take the prompt's blocks from the prefix cache and set the schedule."""
         s, m = self.settings, self.metrics
         m.queue.observe(start - arrived)
-        ids = textgen.token_ids(job.prompt_tokens)
+        ids = job.token_ids()
         admission = self.cache.admit(ids, job.adapter, self._lora_ids.get(job.adapter or ""))
         m.cache_queries.value += len(ids)
         m.cache_hits.value += admission.hit_tokens

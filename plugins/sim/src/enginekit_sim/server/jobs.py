@@ -6,6 +6,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 
+from enginekit_sim.server import textgen
 from enginekit_sim.server.kvcache import Admission
 
 STARTING, READY, BROKEN = "starting", "ready", "broken"
@@ -28,6 +29,15 @@ class Job:
     adapter: str | None = None
     outputs: list[list[str]] = field(default_factory=list)
     finish_reason: str = "length"
+    #: The prompt's token ids when the client gave ids; None for text, which the sim's
+    #: tokenizer turns into ids (:meth:`token_ids`).
+    prompt_ids: list[int] | None = None
+
+    def token_ids(self) -> list[int]:
+        """The ids the prompt is cached and published as: the client's own, or those of its text."""
+        if self.prompt_ids is not None:
+            return self.prompt_ids
+        return textgen.token_ids(self.prompt_tokens)
 
 
 def die(code: int, why: str) -> None:

@@ -98,26 +98,42 @@ def _check_size(text: str, limit: int | None, param: str) -> None:
         )
 
 
-def _prompt(body: Mapping[str, Any], max_bytes: int | None) -> tuple[str, list[str]]:
+def _prompt(body: Mapping[str, Any], max_bytes: int | None) -> tuple[str, list[str], list[int] | None]:
     prompt = body.get("prompt")
     if isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], (str, list)):
         prompt = prompt[0]
     if isinstance(prompt, str):
         _check_size(prompt, max_bytes, "prompt")
-        return prompt, textgen.tokenize(prompt)
+        return prompt, textgen.tokenize(prompt), None
     if (
         isinstance(prompt, list)
         and prompt
         and all(isinstance(t, int) and not isinstance(t, bool) for t in prompt)
     ):
-        # Token ids stand for themselves: their text is their decimal spelling.
-        return " ".join(map(str, prompt)), [str(t) for t in prompt]
+        check_token_ids(prompt)
+        # The ids are the prompt: cached, hashed and published in KV events as given, as
+        # vLLM does, so a router that rendered a prompt to ids and sends those ids finds
+        # the blocks of its text. Their decimal spelling is only the text's seed material.
+        return " ".join(map(str, prompt)), [str(t) for t in prompt], list(prompt)
     raise ApiError(
         400, "'prompt' must be a string, or a list of token ids (one prompt per request)", "prompt"
     )
 
 
-def _messages(body: Mapping[str, Any], max_bytes: int | None) -> tuple[str, list[str]]:
+def check_token_ids(ids: list[int]) -> None:
+    """Refuse an id outside the sim's vocabulary, as vLLM's renderer does (vllm/renderers/base.py).
+
+    vLLM answers 400 with ``param`` null; here it also keeps every id a 64-bit integer,
+    as the msgpack of a KV event needs.
+    """
+    low, high = min(ids), max(ids)
+    if low < 0:
+        raise ApiError(400, f"Token id {low} is out of vocabulary")
+    if high >= textgen.VOCAB_SIZE:
+        raise ApiError(400, f"Token id {high} is out of vocabulary")
+
+
+def _messages(body: Mapping[str, Any], max_bytes: int | None) -> tuple[str, list[str], list[int] | None]:
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise ApiError(400, "'messages' must be a non-empty list", "messages")
@@ -134,7 +150,7 @@ def _messages(body: Mapping[str, Any], max_bytes: int | None) -> tuple[str, list
     # A simple chat template: what a real tokenizer's template does, in spirit.
     text = "".join(rendered) + "<|assistant|>\n"
     _check_size(text, max_bytes, "messages")
-    return text, textgen.tokenize(text)
+    return text, textgen.tokenize(text), None
 
 
 def parse(
@@ -164,7 +180,7 @@ def parse(
         model = names[0]
     elif model not in names and model not in adapters:
         raise ApiError(404, f"The model `{model}` does not exist.", "model")
-    prompt, tokens = _messages(body, max_prompt_bytes) if chat else _prompt(body, max_prompt_bytes)
+    prompt, tokens, ids = _messages(body, max_prompt_bytes) if chat else _prompt(body, max_prompt_bytes)
     max_tokens = get("max_completion_tokens") if chat else None
     if max_tokens is None:
         max_tokens = get("max_tokens")
@@ -193,6 +209,7 @@ def parse(
     job = Job(
         prompt=prompt,
         prompt_tokens=tokens,
+        prompt_ids=ids,
         max_tokens=max_tokens,
         n=n,
         seed=get("seed"),
