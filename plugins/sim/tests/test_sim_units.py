@@ -110,6 +110,45 @@ def test_prefix_cache_stores_hits_and_chains_blocks() -> None:
     assert events[-1]["extra_keys"] == [["sql"]], "vLLM hashes the adapter's name into each block"
 
 
+def test_a_full_hit_is_capped_at_the_prompt_length_minus_one_as_vllm_caps_it() -> None:
+    """vLLM's get_computed_blocks looks up at most prompt length - 1 tokens, in whole blocks:
+    the last token is computed again, so a fully cached prompt of whole blocks hits one block
+    fewer, and that block, computed again, is published as stored again."""
+    cache, events = cache_with_events()
+    prompt = list(range(8))  # two whole blocks
+    cache.release(cache.admit(prompt), prompt)
+    h1 = block_hash(None, [0, 1, 2, 3], None)
+    h2 = block_hash(h1, [4, 5, 6, 7], None)
+    events.clear()
+    again = cache.admit(prompt)
+    assert again.hit_tokens == 4
+    assert again.hashes == [h1, h2]
+    assert cache.usage() == 2 / 8, "the recomputed block is held as the cached one was"
+    assert [(e["block_hashes"], e["parent_block_hash"], e["token_ids"]) for e in events] == [
+        ([h2], h1, [4, 5, 6, 7])
+    ]
+    cache.release(again, prompt)
+    events.clear()
+    assert cache.admit([*prompt, 8]).hit_tokens == 8, "one token past the blocks: every block hits"
+    assert events == []
+    assert cache.admit([0, 1, 2, 3]).hit_tokens == 0, "a one-block prompt never hits"
+    assert [e["block_hashes"] for e in events] == [[h1]]
+
+
+def test_the_prefix_cache_hits_counter_counts_the_capped_hit() -> None:
+    settings = settings_from(serve_args("--ttft-ms", "0", "--itl-ms", "0", "--block-size", "4"), {})
+    engine = EngineCore(settings)
+    engine.state = READY
+    for _ in range(2):
+        job = openai.parse(
+            {"prompt": list(range(8)), "max_tokens": 1}, chat=False, names=("m",), adapters={}, max_len=64
+        ).job
+        engine.plan(job)
+        assert engine.complete_now(job)
+    assert engine.metrics.cache_queries.value == 16
+    assert engine.metrics.cache_hits.value == 4
+
+
 def test_prefix_cache_evicts_least_recently_used_free_blocks_only() -> None:
     cache, events = cache_with_events(capacity=2)
     held = cache.admit(list(range(8)))
@@ -124,7 +163,7 @@ def test_prefix_cache_evicts_least_recently_used_free_blocks_only() -> None:
     root = block_hash(None, [0, 1, 2, 3], None)
     tail = block_hash(root, [4, 5, 6, 7], None)
     assert events[0] == {"type": "BlockRemoved", "block_hashes": [tail], "medium": "GPU", "group_idx": 0}
-    assert cache.admit([0, 1, 2, 3]).hit_tokens == 4, "the root, freed last, is still cached"
+    assert cache.admit([0, 1, 2, 3, 4]).hit_tokens == 4, "the root, freed last, is still cached"
 
 
 def test_a_prefix_cache_reset_is_refused_while_blocks_are_held_and_announced_with_the_next_batch() -> None:

@@ -103,11 +103,24 @@ class PrefixCache:
         runs: list[tuple[int | None, list[int], list[int]]] = []
         run: tuple[int | None, list[int], list[int]] | None = None
         prefix = count_hits
+        # vLLM's KVCacheManager.get_computed_blocks (vllm/v1/core/kv_cache_manager.py) caps
+        # a hit at the prompt's length minus one, in whole blocks: the last token is always
+        # computed again for its logits, so a prompt of whole blocks, all cached, hits one
+        # block fewer. That block is computed into a fresh block and cached again, and
+        # BlockPool.cache_full_blocks publishes it as stored again, hash and all.
+        hit_blocks = (len(tokens) - 1) // size
         for index in range(len(held), len(tokens) // size):
             chunk = tokens[index * size : (index + 1) * size]
             h = block_hash(parent, chunk, admission.lora)
             count = refs.get(h)
-            if count is not None:
+            if count is not None and prefix and index >= hit_blocks:
+                # The capped block: held as the cached one is (the sim keeps one copy of a
+                # hash, where vLLM holds the recomputed copy beside it), published as stored.
+                refs.move_to_end(h)
+                prefix = False
+                run = (parent, [h], chunk)
+                runs.append(run)
+            elif count is not None:
                 refs.move_to_end(h)
                 if prefix:
                     admission.hit_tokens += size
