@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import time
 from typing import Any
 
 import pytest
@@ -25,7 +26,7 @@ from enginekit_sim.server.jobs import BROKEN, READY, STARTING, EngineDead, Job
 from enginekit_sim.server.metrics import merge
 from enginekit_sim.server.publisher import Publisher, offset_endpoint
 from enginekit_sim.server.settings import KVEvents, Settings, StartupError, settings_from
-from enginekit_sim.testing import KVSubscriber
+from enginekit_sim.testing import KVSubscriber, free_port
 
 KEY = "k" * 32
 
@@ -269,13 +270,51 @@ def test_endpoints_move_by_the_rank_as_vllm_s_offset_endpoint_port() -> None:
     assert offset_endpoint("inproc://cache", 2) == "inproc://cache_dp2"
     assert offset_endpoint("ipc:///tmp/kv", 2) == "ipc:///tmp/kv"
     assert offset_endpoint("", 2) == ""
-    assert kv_event_sources({3: "tcp://x:1", 1: "tcp://x:2"}, "t") == {
-        "1": kv_event_sources({1: "tcp://x:2"}, "t")["1"],
-        "3": kv_event_sources({3: "tcp://x:1"}, "t")["3"],
+    config = KVEvents(endpoint="tcp://x:1", topic="t")
+    assert kv_event_sources({3: "tcp://x:1", 1: "tcp://x:2"}, config) == {
+        "1": kv_event_sources({1: "tcp://x:2"}, config)["1"],
+        "3": kv_event_sources({3: "tcp://x:1"}, config)["3"],
     }
-    assert list(kv_event_sources({3: "a", 1: "b"}, "t")) == ["1", "3"]
-    assert kv_event_sources({1: "tcp://x:2"}, "t")["1"]["endpoint"] == "tcp://x:2"
-    assert kv_event_sources({1: "tcp://x:2"}, "t")["1"]["topic"] == "t"
+    assert list(kv_event_sources({3: "a", 1: "b"}, config)) == ["1", "3"]
+    assert kv_event_sources({1: "tcp://x:2"}, config)["1"]["endpoint"] == "tcp://x:2"
+    assert kv_event_sources({1: "tcp://x:2"}, config)["1"]["topic"] == "t"
+    assert kv_event_sources({1: "tcp://x:2"}, config)["1"]["replay_endpoint"] is None
+    replaying = dataclasses.replace(config, replay_endpoint="tcp://*:6000", buffer_steps=7)
+    (source,) = kv_event_sources({1: "tcp://x:2"}, replaying, {1: "tcp://*:6001"}).values()
+    assert (source["replay_endpoint"], source["buffer_steps"]) == ("tcp://*:6001", 7)
+
+
+def test_each_rank_binds_its_replay_endpoint_moved_by_the_rank_and_reports_it() -> None:
+    """vLLM moves replay_endpoint by the rank with offset_endpoint_port, as it moves endpoint."""
+    import zmq
+
+    port, replay = free_port(), free_port()
+    while replay + 1 == port:
+        replay = free_port()
+    config = KVEvents(endpoint=f"tcp://127.0.0.1:{port}", replay_endpoint=f"tcp://127.0.0.1:{replay}")
+    settings = dataclasses.replace(server_settings("--data-parallel-size", "2"), kv_events=config)
+    publisher = Publisher(config, rank=1)
+    try:
+        assert publisher.replay_endpoint == f"tcp://127.0.0.1:{replay + 1}"
+        core = EngineCore(settings, publisher, rank=1)
+        assert core.replay_endpoints() == {1: f"tcp://127.0.0.1:{replay + 1}"}
+        front = Front(settings, {0: EngineCore(settings, rank=0), 1: core}, {}, None)
+        assert front.replay_endpoints() == {1: f"tcp://127.0.0.1:{replay + 1}"}
+        context = zmq.Context()
+        try:
+            dealer = context.socket(zmq.DEALER)
+            dealer.setsockopt(zmq.LINGER, 0)
+            dealer.connect(f"tcp://127.0.0.1:{replay + 1}")
+            dealer.send_multipart([b"", (0).to_bytes(8, "big")])
+            deadline = time.monotonic() + 5
+            while not dealer.poll(10) and time.monotonic() < deadline:
+                publisher.serve_replays()  # no event loop here: answered by hand
+            assert dealer.recv_multipart() == [b"", b"", (-1).to_bytes(8, "big", signed=True), b""]
+        finally:
+            context.destroy(linger=0)
+    finally:
+        publisher.close()
+    assert EngineCore(settings, rank=0).replay_endpoints() == {}, "no publisher, no replays"
 
 
 def test_merged_expositions_keep_each_family_s_header_once_and_every_engine_s_samples() -> None:

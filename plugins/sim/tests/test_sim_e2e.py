@@ -418,6 +418,88 @@ def test_a_prompt_of_token_ids_is_cached_and_published_as_those_ids(
         subscriber.close()
 
 
+def _serve(port: int, *args: str) -> Command:
+    """``serve`` on loopback with an instant model and blocks of 4 tokens, given ``args``."""
+    head = ("-I", "-m", "enginekit_sim", "serve", "/m", "--served-model-name", "tiny", "--host", "127.0.0.1")
+    latency = ("--startup-seconds", "0", "--ttft-ms", "0", "--itl-ms", "0", "--block-size", "4")
+    return Command(path=sys.executable, args=(*head, "--port", str(port), *latency, *args), name="sim")
+
+
+def _replayed(socket: Any, timeout: float = 5.0) -> list[list[bytes]]:
+    """What a replay request brought back, up to and with the end marker, as a DEALER receives it."""
+    import zmq
+
+    answers: list[list[bytes]] = []
+    while not answers or answers[-1][2] != (-1).to_bytes(8, "big", signed=True):
+        assert socket.poll(int(timeout * 1000), zmq.POLLIN), f"no end marker; got {answers}"
+        answers.append(socket.recv_multipart())
+    return answers
+
+
+def test_a_replay_endpoint_answers_as_vllm_s_publisher_from_a_buffer_of_buffer_steps_batches(
+    start: Start,
+) -> None:
+    """vLLM 0.32's ZmqEventPublisher binds a ROUTER socket on replay_endpoint; a consumer that
+    missed batches sends the first sequence number it wants, and gets every buffered batch from
+    there as (topic, seq, payload), then (b"", -1, b"")."""
+    import msgpack
+    import zmq
+
+    subscriber = KVSubscriber("kv")
+    replay_port, port = free_port(), free_port()
+    context = zmq.Context()
+    try:
+        config = {
+            "enable_kv_cache_events": True,
+            "publisher": "zmq",
+            "endpoint": f"tcp://127.0.0.1:{subscriber.port}",
+            "replay_endpoint": f"tcp://*:{replay_port}",
+            "buffer_steps": 3,
+            "topic": "kv",
+        }
+        start(_serve(port, "--kv-events-config", json.dumps(config)))
+        url = f"http://127.0.0.1:{port}"
+        poll(url + "/health", lambda s: s == 200, timeout=60)
+        (source,) = json.loads(request(url + "/kv_event_sources")[1]).values()
+        assert source["replay_endpoint"] == f"tcp://*:{replay_port}"
+        assert source["buffer_steps"] == 3
+        live: dict[int, Any] = {}
+        for i in range(5):  # a block each: five batches, seq 0-4
+            assert completion(url, None, prompt=f"w{i} x y z", max_tokens=1)[0] == 200
+            got = subscriber.receive(timeout=5)
+            assert got is not None
+            live[got[1]] = got[2]
+        assert sorted(live) == [0, 1, 2, 3, 4]
+        # vLLM's own consumer (tests/distributed/conftest.py): a DEALER sends the empty
+        # delimiter a REQ socket would, then the first sequence number wanted.
+        dealer = context.socket(zmq.DEALER)
+        dealer.setsockopt(zmq.LINGER, 0)
+        dealer.connect(f"tcp://127.0.0.1:{replay_port}")
+        dealer.send_multipart([b"", (1).to_bytes(8, "big")])
+        answers = _replayed(dealer)
+        assert [frames[:3] for frames in answers] == [
+            *([b"", b"kv", seq.to_bytes(8, "big")] for seq in (2, 3, 4)),  # the last 3 batches only
+            [b"", b"", (-1).to_bytes(8, "big", signed=True)],
+        ]
+        assert [msgpack.unpackb(frames[3]) for frames in answers[:3]] == [live[2], live[3], live[4]]
+        assert answers[-1][3] == b""
+        dealer.send_multipart([b"", (9).to_bytes(8, "big")])
+        assert len(_replayed(dealer)) == 1, "past the last batch: only the end marker"
+        dealer.send_multipart([(0).to_bytes(8, "big")])  # no delimiter: vLLM answers nothing
+        assert not dealer.poll(300)
+        # The example consumer's REQ socket gets the first answer (REQ takes one reply).
+        req = context.socket(zmq.REQ)
+        req.setsockopt(zmq.LINGER, 0)
+        req.connect(f"tcp://127.0.0.1:{replay_port}")
+        req.send((3).to_bytes(8, "big"))
+        assert req.poll(5000)
+        topic, seq, payload = req.recv_multipart()
+        assert (topic, int.from_bytes(seq, "big"), msgpack.unpackb(payload)) == (b"kv", 3, live[3])
+    finally:
+        context.destroy(linger=0)
+        subscriber.close()
+
+
 def _kind(event: Any) -> str:
     return str(event["type"] if isinstance(event, dict) else event[0])
 

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import re
 
 import msgpack
 import pytest
@@ -16,7 +17,7 @@ from enginekit_sim.server.jobs import READY, Job
 from enginekit_sim.server.kvcache import PrefixCache, block_hash
 from enginekit_sim.server.metrics import ITL_BUCKETS, Histogram, Metrics, buckets_1_2_5
 from enginekit_sim.server.publisher import binds, encode_event
-from enginekit_sim.server.settings import StartupError, settings_from
+from enginekit_sim.server.settings import KVEvents, StartupError, settings_from
 from enginekit_sim.testing import parse_metrics, sample
 from hypothesis import given
 from hypothesis import strategies as st
@@ -335,6 +336,32 @@ def test_settings_refuse_what_a_real_engine_refuses() -> None:
     assert settings.api_key == "Zq9-secret"
     assert settings.names == ("a", "b")
     assert "Zq9-secret" not in repr(settings)
+
+
+@pytest.mark.parametrize(
+    ("fields", "problem"),
+    [
+        ({"replay_endpoint": 5}, "replay_endpoint must be a ZMQ endpoint (a string) or null"),
+        ({"replay_endpoint": ""}, "replay_endpoint must be a ZMQ endpoint (a string) or null"),
+        ({"buffer_steps": -1}, "buffer_steps must be a whole number, 0 or more, got -1"),
+        ({"buffer_steps": "10"}, "buffer_steps must be a whole number, 0 or more, got '10'"),
+        ({"hwm": True}, "hwm must be a whole number, 0 or more, got True"),
+        ({"max_queue_size": 1.5}, "max_queue_size must be a whole number, 0 or more, got 1.5"),
+    ],
+)
+def test_kv_events_config_fields_are_checked_at_start(fields: dict[str, object], problem: str) -> None:
+    config = {"enable_kv_cache_events": True, "endpoint": "tcp://*:5557", **fields}
+    with pytest.raises(StartupError, match=re.escape(problem)):
+        settings_from(serve_args("--kv-events-config", json.dumps(config)), {})
+
+
+def test_kv_events_config_takes_vllm_s_replay_fields_and_defaults() -> None:
+    config = {"enable_kv_cache_events": True, "replay_endpoint": "tcp://*:5558", "buffer_steps": 0, "hwm": 7}
+    events = settings_from(serve_args("--kv-events-config", json.dumps(config)), {}).kv_events
+    assert events == KVEvents(endpoint="tcp://*:5557", replay_endpoint="tcp://*:5558", buffer_steps=0, hwm=7)
+    assert KVEvents(endpoint="") == KVEvents(
+        endpoint="", replay_endpoint=None, buffer_steps=10_000, hwm=100_000, max_queue_size=100_000
+    ), "vLLM 0.32's KVEventsConfig defaults"
 
 
 GIB = 1024**3

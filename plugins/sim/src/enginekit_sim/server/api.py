@@ -6,6 +6,7 @@ import asyncio
 import hmac
 import json
 import time
+from collections.abc import Mapping
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,7 @@ from enginekit_sim.server import openai
 from enginekit_sim.server.core import EngineCore
 from enginekit_sim.server.http import Handler, HttpServer, Outcome, Reply, Request, Stream
 from enginekit_sim.server.jobs import READY, EngineDead
+from enginekit_sim.server.settings import KVEvents
 
 if TYPE_CHECKING:
     from enginekit_sim.server.dataparallel import Front
@@ -22,23 +24,29 @@ if TYPE_CHECKING:
 GUARDED = ("/v1", "/v2", "/inference", "/cohere")
 
 
-def kv_event_sources(endpoints: dict[int, str], topic: str) -> dict[str, dict[str, object]]:
+def kv_event_sources(
+    endpoints: Mapping[int, str], config: KVEvents | None, replays: Mapping[int, str] | None = None
+) -> dict[str, dict[str, object]]:
     """vLLM's ``/kv_event_sources``: the ``KVEventsConfig`` of each rank an API server fronts, by rank.
 
     Each endpoint is the rank's own, as its publisher resolved it (the configured port
-    plus the rank). The fields the sim has no setting for carry vLLM 0.32's defaults, as
-    recorded in tests/data/vllm-0.32.0/endpoints.json; without KV events there is none.
+    plus the rank), and so is its replay endpoint (None without one), as vLLM 0.32's
+    ``ZmqEventPublisher.get_publisher_config`` reports them (vllm/distributed/kv_events.py).
+    The sizes are the configured ones, vLLM's defaults when not given, as recorded in
+    tests/data/vllm-0.32.0/endpoints.json; without KV events there is none.
     """
+    config = config or KVEvents(endpoint="")
+    replays = replays or {}
     return {
         str(rank): {
             "enable_kv_cache_events": True,
             "publisher": "zmq",
             "endpoint": endpoint,
-            "replay_endpoint": None,
-            "buffer_steps": 10000,
-            "hwm": 100000,
-            "max_queue_size": 100000,
-            "topic": topic,
+            "replay_endpoint": replays.get(rank),
+            "buffer_steps": config.buffer_steps,
+            "hwm": config.hwm,
+            "max_queue_size": config.max_queue_size,
+            "topic": config.topic,
         }
         for rank, endpoint in sorted(endpoints.items())
     }
@@ -160,8 +168,10 @@ class Api:
         return _json({"server_load": 0})
 
     def kv_event_sources(self, request: Request) -> Reply:
-        config = self.engine.settings.kv_events
-        return _json(kv_event_sources(self.engine.event_endpoints(), config.topic if config else ""))
+        engine = self.engine
+        return _json(
+            kv_event_sources(engine.event_endpoints(), engine.settings.kv_events, engine.replay_endpoints())
+        )
 
     def metrics(self, request: Request) -> Reply:
         return Reply(200, self.engine.metrics.render().encode(), _METRICS_TYPE)

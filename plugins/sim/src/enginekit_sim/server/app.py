@@ -113,9 +113,34 @@ async def _worker(settings: Settings, stop: asyncio.Future[int]) -> int:
     return worker.result()
 
 
+def _publishers(settings: Settings, ranks: tuple[int, ...]) -> dict[int, Publisher | None]:
+    """Each rank's KV-event publisher (None without KV events), its sockets open.
+
+    :raises StartupError: an endpoint cannot be bound (a replay port in use), as vLLM stops.
+    """
+    import zmq
+
+    config = settings.kv_events
+    made: dict[int, Publisher | None] = {}
+    try:
+        for rank in ranks:
+            made[rank] = Publisher(config, rank) if config is not None else None
+    except zmq.ZMQError as exc:
+        for publisher in made.values():
+            if publisher is not None:
+                publisher.close()
+        where = f" (data-parallel rank {rank})" if settings.dp is not None else ""
+        raise StartupError(f"--kv-events-config{where}: {exc}") from None
+    return made
+
+
 async def _leader(settings: Settings, stop: asyncio.Future[int]) -> int:
     loop = asyncio.get_running_loop()
-    publisher = Publisher(settings.kv_events) if settings.kv_events is not None else None
+    try:
+        publisher = _publishers(settings, (0,))[0]
+    except StartupError as exc:
+        _say(f"error: {exc}")
+        return 1
     engine = EngineCore(settings, publisher)
     loaded: asyncio.Future[None] = loop.create_future()
     leader: Leader | None = None
@@ -178,12 +203,12 @@ async def _leader(settings: Settings, stop: asyncio.Future[int]) -> int:
 async def _data_parallel(settings: Settings, dp: DataParallel, stop: asyncio.Future[int]) -> int:
     """One process of a data-parallel replica: its ranks, the group, and its API server if it has one."""
     loop = asyncio.get_running_loop()
-    cores = {
-        rank: EngineCore(
-            settings, Publisher(settings.kv_events, rank) if settings.kv_events is not None else None, rank
-        )
-        for rank in dp.ranks
-    }
+    try:
+        publishers = _publishers(settings, dp.ranks)
+    except StartupError as exc:
+        _say(f"error: {exc}")
+        return 1
+    cores = {rank: EngineCore(settings, publisher, rank) for rank, publisher in publishers.items()}
     for rank, core in cores.items():
         core.metrics.info = {
             "dp_rank": str(rank),

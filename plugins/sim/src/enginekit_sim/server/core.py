@@ -68,6 +68,13 @@ class EngineCore:
         """Where its KV-cache events go, by its rank: none without a publisher."""
         return {self.rank: self.publisher.endpoint} if self.publisher is not None else {}
 
+    def replay_endpoints(self) -> dict[int, str]:
+        """Where its publisher answers replays, by its rank: none without a replay endpoint."""
+        publisher = self.publisher
+        if publisher is None or publisher.replay_endpoint is None:
+            return {}
+        return {self.rank: publisher.replay_endpoint}
+
     def load(self) -> int:
         """How busy it is, as vLLM's front end scores an engine: four per waiting request, one per running."""
         return 4 * self.metrics.waiting_count + self.running

@@ -168,11 +168,26 @@ class RemoteRank:
                 member.link.send({"op": "abort", "id": ident})
 
 
+def _own(endpoints: Any, ranks: tuple[int, ...]) -> dict[int, str]:
+    """The endpoints a joining member announced for its own ranks, by rank; none for anything else."""
+    if not isinstance(endpoints, dict):
+        return {}
+    return {int(k): str(v) for k, v in endpoints.items() if int(k) in ranks}
+
+
 class Member:
     """A process that joined the leader: its ranks, its link, and the runs open on it."""
 
-    def __init__(self, ranks: tuple[int, ...], link: Link, events: dict[int, str]) -> None:
+    def __init__(
+        self,
+        ranks: tuple[int, ...],
+        link: Link,
+        events: dict[int, str],
+        replays: dict[int, str] | None = None,
+    ) -> None:
         self.ranks, self.link, self.events = ranks, link, events
+        #: Its ranks' replay endpoints, as it announced them.
+        self.replays = replays or {}
         self.metrics = ""
         self._runs: dict[int, asyncio.Queue[dict[str, Any]]] = {}
         self._ids = itertools.count(1)
@@ -299,16 +314,9 @@ class Group:
                 link.send({"op": "refused", "reason": refusal})
                 await writer.drain()
                 return
-            events = msg.get("events")
             ranks = tuple(msg["ranks"])
-            member = Member(
-                ranks,
-                link,
-                # Only its own ranks' endpoints: a member names no other rank's publisher.
-                {int(k): str(v) for k, v in events.items() if int(k) in ranks}
-                if isinstance(events, dict)
-                else {},
-            )
+            # Only its own ranks' endpoints: a member names no other rank's publisher.
+            member = Member(ranks, link, _own(msg.get("events"), ranks), _own(msg.get("replays"), ranks))
             for rank in member.ranks:
                 self.members[rank] = member
             _say(f"data-parallel ranks {_ranks(member.ranks)} joined")
@@ -460,6 +468,18 @@ class Front:
             found = {rank: endpoint for rank, endpoint in found.items() if rank in fronted}
         return found
 
+    def replay_endpoints(self) -> dict[int, str]:
+        """Where each fronted rank answers KV-event replays: local ranks' own, members' as they joined."""
+        found: dict[int, str] = {}
+        for core in self.cores.values():
+            found.update(core.replay_endpoints())
+        if self.group is not None and self.settings.dp is not None:
+            for member in self.group.joined():
+                found.update(member.replays)
+            fronted = set(self.settings.dp.fronted)
+            found = {rank: endpoint for rank, endpoint in found.items() if rank in fronted}
+        return found
+
 
 async def serve_member(
     settings: Settings,
@@ -489,6 +509,7 @@ async def serve_member(
             await asyncio.sleep(0.1)
     link = Link(reader, writer, s.heartbeat_s)
     events = {str(r): endpoint for core in cores.values() for r, endpoint in core.event_endpoints().items()}
+    replays = {str(r): endpoint for core in cores.values() for r, endpoint in core.replay_endpoints().items()}
     link.send(
         {
             "op": "join",
@@ -500,6 +521,7 @@ async def serve_member(
             "pp": s.pp,
             "serves": dp.serves,
             "events": events,
+            "replays": replays,
         }
     )
     try:

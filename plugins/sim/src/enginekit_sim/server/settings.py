@@ -60,11 +60,23 @@ class StartupError(Exception):
 
 @dataclass(frozen=True)
 class KVEvents:
-    """Where and how KV-cache events are published (vLLM's ``KVEventsConfig`` subset)."""
+    """Where and how KV-cache events are published (vLLM's ``KVEventsConfig`` subset).
+
+    The defaults are ``KVEventsConfig``'s (vllm/config/kv_events.py, vLLM 0.32).
+    """
 
     endpoint: str
     topic: str = ""
     fmt: str = "map"
+    #: The ROUTER socket that answers replay requests; None for none.
+    replay_endpoint: str | None = None
+    #: How many past batches the replay buffer keeps.
+    buffer_steps: int = 10_000
+    #: The publishing socket's high-water mark.
+    hwm: int = 100_000
+    #: vLLM's queue of batches waiting for its publisher thread; the sim publishes from its
+    #: event loop and has none, and only reports it.
+    max_queue_size: int = 100_000
 
 
 #: vLLM's data-parallel balancing modes, by the flag that chooses each (none: internal).
@@ -362,6 +374,26 @@ def _kv_events(text: str, fmt: str, problems: list[str]) -> KVEvents | None:
     if publisher != "zmq":
         problems.append(f"--kv-events-config: publisher {publisher!r} is not supported; use 'zmq'")
         return None
+    replay = config.get("replay_endpoint")
+    if replay is not None and not (isinstance(replay, str) and replay):
+        problems.append("--kv-events-config: replay_endpoint must be a ZMQ endpoint (a string) or null")
+        return None
+    sizes = []
+    for name in ("buffer_steps", "hwm", "max_queue_size"):
+        value = config.get(name, getattr(KVEvents, name))
+        if type(value) is not int or value < 0:
+            problems.append(
+                f"--kv-events-config: {name} must be a whole number, 0 or more, got {value!r:.40}"
+            )
+            return None
+        sizes.append(value)
+    buffer_steps, hwm, max_queue_size = sizes
     return KVEvents(
-        endpoint=str(config.get("endpoint", "tcp://*:5557")), topic=str(config.get("topic", "")), fmt=fmt
+        endpoint=str(config.get("endpoint", "tcp://*:5557")),
+        topic=str(config.get("topic", "")),
+        fmt=fmt,
+        replay_endpoint=replay,
+        buffer_steps=buffer_steps,
+        hwm=hwm,
+        max_queue_size=max_queue_size,
     )
