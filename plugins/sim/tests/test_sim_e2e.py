@@ -500,6 +500,87 @@ def test_a_replay_endpoint_answers_as_vllm_s_publisher_from_a_buffer_of_buffer_s
         subscriber.close()
 
 
+def test_tokenize_detokenize_and_render_answer_the_ids_the_kv_events_carry(
+    start: Start, render: Render, make_shard: MakeShard
+) -> None:
+    """vLLM's /tokenize and /detokenize (open, as in vLLM), and its render endpoints with
+    --enable-scale-out: a router renders a prompt, then routes by the ids the events carry."""
+    subscriber = KVSubscriber()
+    try:
+        profile = Profile(
+            name="p",
+            engine="sim",
+            model_path="/m",
+            served_model_name="tiny",
+            kv_events=True,
+            args=("--enable-scale-out",),
+        )
+        spec = make_shard(profile, api_key=KEY, kv_events_port=subscriber.port)
+        start(render(spec, block_size=4))
+        url = base(spec)
+        poll(url + "/health", lambda s: s == 200, timeout=60)
+        text = "one two three four five six seven eight nine"
+        status, raw = request(url + "/tokenize", {"model": "tiny", "prompt": text})
+        assert status == 200, raw
+        tokenized = json.loads(raw)
+        assert list(tokenized) == ["count", "max_model_len", "tokens", "token_strs"]
+        ids = tokenized["tokens"]
+        assert (tokenized["count"], tokenized["max_model_len"], tokenized["token_strs"]) == (9, 4096, None)
+        strs = json.loads(request(url + "/tokenize", {"prompt": text, "return_token_strs": True})[1])
+        assert strs["token_strs"] == text.split()
+        assert json.loads(request(url + "/detokenize", {"tokens": ids})[1]) == {"prompt": text}
+        # An id the sim never read is spelt with a word that has that id.
+        (word,) = json.loads(request(url + "/detokenize", {"tokens": [5]})[1])["prompt"].split()
+        assert json.loads(request(url + "/tokenize", {"prompt": word})[1])["tokens"] == [5]
+        assert request(url + "/tokenize", {"model": "nope", "prompt": "x"})[0] == 404
+        assert request(url + "/tokenize", {"prompt": [1, 2]})[0] == 400
+        assert request(url + "/detokenize", {"tokens": [32000]})[0] == 400
+
+        body = {"model": "tiny", "prompt": text, "max_tokens": 1}
+        assert request(url + "/v1/completions/render", body)[0] == 401, "under /v1: the key guards it"
+        status, raw = request(url + "/v1/completions/render", body, key=KEY)
+        assert status == 200, raw
+        (generate,) = json.loads(raw)
+        assert generate["token_ids"] == ids
+        assert generate["request_id"].startswith("cmpl-")
+        assert generate["sampling_params"]["max_tokens"] == 1
+        assert generate["model"] == "tiny"
+        assert completion(url, prompt=text, max_tokens=1)[0] == 200
+        (stored,) = subscriber.events(lambda found: bool(found), timeout=5)
+        assert stored["token_ids"] == ids[:8], "render answered the ids the events carry"
+        status, raw = request(url + "/v1/completions/render", {"prompt": [3, 1, 4]}, key=KEY)
+        assert [g["token_ids"] for g in json.loads(raw)] == [[3, 1, 4]]
+        messages = [{"role": "user", "content": "hi there"}]
+        status, raw = request(url + "/v1/chat/completions/render", {"messages": messages}, key=KEY)
+        assert status == 200, raw
+        chat_ids = json.loads(request(url + "/tokenize", {"messages": messages})[1])["tokens"]
+        assert json.loads(raw)["token_ids"] == chat_ids, "chat render answers one GenerateRequest"
+        assert request(url + "/v1/completions/render", key=KEY)[0] == 405
+    finally:
+        subscriber.close()
+
+
+def test_render_answers_403_without_enable_scale_out_as_vllm(
+    start: Start, render: Render, make_shard: MakeShard
+) -> None:
+    spec = make_shard()
+    start(render(spec))
+    url = base(spec)
+    poll(url + "/health", lambda s: s == 200, timeout=60)
+    for path in ("/v1/completions/render", "/v1/chat/completions/render"):
+        status, raw = request(url + path, b"not even JSON")
+        assert status == 403
+        assert json.loads(raw) == {
+            "error": {
+                "message": "Scale-out endpoints are disabled. Restart vllm serve with --enable-scale-out "
+                "to enable them.",
+                "type": "PermissionDeniedError",
+                "param": None,
+                "code": 403,
+            }
+        }
+
+
 def _kind(event: Any) -> str:
     return str(event["type"] if isinstance(event, dict) else event[0])
 

@@ -147,6 +147,9 @@ SERVE_OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
     (("--fault",), {"action": "append", "default": [], "type": _fault, "help": "; ".join(FAULTS.values())}),
     (("--heartbeat-seconds",), {"type": float, "default": 1.0, "help": "leader-worker heartbeat"}),
     (("--join-timeout",), {"type": float, "default": 600.0, "help": "how long a worker tries to join"}),
+    # vLLM's switch for its scale-out endpoints: without it POST /v1/completions/render and
+    # /v1/chat/completions/render answer 403, as vLLM 0.32's (vllm/entrypoints/scale_out/factories.py).
+    (("--enable-scale-out",), {"action": "store_true", "help": "serve the render endpoints"}),
     # vLLM options accepted so a vLLM profile runs unchanged; they change nothing here.
     (("--dtype",), {"default": "auto"}),
     (("--gpu-memory-utilization",), {"type": float, "default": 0.9}),

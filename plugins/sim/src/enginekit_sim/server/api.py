@@ -8,7 +8,7 @@ import json
 import time
 from collections.abc import Mapping
 from contextlib import aclosing
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from enginekit_sim import __version__
 from enginekit_sim.server import openai
@@ -50,6 +50,28 @@ def kv_event_sources(
         }
         for rank, endpoint in sorted(endpoints.items())
     }
+
+
+#: vLLM 0.32's answer on a scale-out route without --enable-scale-out (403, PermissionDeniedError).
+SCALE_OUT_DISABLED = (
+    "Scale-out endpoints are disabled. Restart vllm serve with --enable-scale-out to enable them."
+)
+
+
+def _body(request: Request) -> Any:
+    """The request's JSON body.
+
+    :raises openai.ApiError: 400 for a body that is not JSON, or nested too deeply.
+    """
+    try:
+        # The body is whole and within --max-body-bytes: the HTTP layer counted it in.
+        return json.loads(request.body.decode("utf-8"))
+    except ValueError:
+        raise openai.ApiError(400, "the request body is not valid JSON") from None
+    except RecursionError:
+        # json's decoder recurses once a level: a body nested past the interpreter's
+        # recursion limit (about 1000 levels) is refused here, before it reaches a 500.
+        raise openai.ApiError(400, "the request body is nested too deeply") from None
 
 
 def _json(value: object, status: int = 200) -> Reply:
@@ -94,6 +116,12 @@ class Api:
             ("POST", "/v1/completions"): self.completions,
             ("POST", "/v1/chat/completions"): self.chat,
             ("POST", "/reset_prefix_cache"): self.reset_prefix_cache,
+            # Served by vLLM by default, outside /v1: the key does not guard them there either.
+            ("POST", "/tokenize"): self.tokenize,
+            ("POST", "/detokenize"): self.detokenize,
+            # vLLM's scale-out render endpoints: 403 without --enable-scale-out.
+            ("POST", "/v1/completions/render"): self.render_completion,
+            ("POST", "/v1/chat/completions/render"): self.render_chat,
         }
 
     def server(self) -> HttpServer:
@@ -196,6 +224,59 @@ class Api:
         # As vLLM 0.32: refused (false) while running requests hold blocks; callers retry.
         return _json({"success": self.engine.cache.clear()})
 
+    def tokenize(self, request: Request) -> Reply:
+        s = self.engine.settings
+        try:
+            answer = openai.tokenize(
+                _body(request),
+                names=s.names,
+                adapters=s.adapters,
+                max_len=s.max_model_len,
+                max_prompt_bytes=s.max_prompt_bytes,
+            )
+        except openai.ApiError as exc:
+            return _error(exc)
+        return _json(answer)
+
+    def detokenize(self, request: Request) -> Reply:
+        s = self.engine.settings
+        try:
+            return _json(openai.detokenize(_body(request), names=s.names, adapters=s.adapters))
+        except openai.ApiError as exc:
+            return _error(exc)
+
+    def render_completion(self, request: Request) -> Reply:
+        return self._render(request, chat=False)
+
+    def render_chat(self, request: Request) -> Reply:
+        return self._render(request, chat=True)
+
+    def _render(self, request: Request, *, chat: bool) -> Reply:
+        """vLLM's render: the request as the ``GenerateRequest`` it would run; a list of them for completions.
+
+        As vLLM 0.32 (vllm/entrypoints/scale_out/factories.py), without --enable-scale-out
+        the route answers 403 whatever the body, which it does not read.
+        """
+        s = self.engine.settings
+        if not s.enable_scale_out:
+            return _error(openai.ApiError(403, SCALE_OUT_DISABLED))
+        try:
+            body = _body(request)
+            parsed = openai.parse(
+                body,
+                chat=chat,
+                names=s.names,
+                adapters=s.adapters,
+                max_len=s.max_model_len,
+                max_prompt_bytes=s.max_prompt_bytes,
+            )
+        except openai.ApiError as exc:
+            return _error(exc)
+        self._ids += 1
+        rid = f"{'chatcmpl' if chat else 'cmpl'}-{self.created:x}{self._ids:08x}"
+        generate = openai.rendered(parsed, body, rid)
+        return _json(generate if chat else [generate])
+
     def completions(self, request: Request) -> Outcome:
         return self._generate(request, chat=False)
 
@@ -213,22 +294,14 @@ class Api:
             return _error(openai.ApiError(503, why))
         engine.count_request()
         try:
-            # The body is whole and within --max-body-bytes: the HTTP layer counted it in.
-            body = json.loads(request.body.decode("utf-8"))
             req = openai.parse(
-                body,
+                _body(request),
                 chat=chat,
                 names=s.names,
                 adapters=s.adapters,
                 max_len=s.max_model_len,
                 max_prompt_bytes=s.max_prompt_bytes,
             )
-        except ValueError:
-            return _error(openai.ApiError(400, "the request body is not valid JSON"))
-        except RecursionError:
-            # json's decoder recurses once a level: a body nested past the interpreter's
-            # recursion limit (about 1000 levels) is refused here, before it reaches a 500.
-            return _error(openai.ApiError(400, "the request body is nested too deeply"))
         except openai.ApiError as exc:
             return _error(exc)
         engine.plan(req.job)

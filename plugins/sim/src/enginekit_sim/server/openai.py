@@ -18,6 +18,7 @@ DEFAULT_MAX_TOKENS = 16
 _TYPES = {
     400: "BadRequestError",
     401: "AuthenticationError",
+    403: "PermissionDeniedError",
     404: "NotFoundError",
     # No OpenAI client class exists for these three: named in the same style after the status,
     # so a client can tell them from a server fault (InternalServerError).
@@ -153,6 +154,15 @@ def _messages(body: Mapping[str, Any], max_bytes: int | None) -> tuple[str, list
     return text, textgen.tokenize(text), None
 
 
+def _model(model: Any, names: tuple[str, ...], adapters: Mapping[str, str]) -> str:
+    """The model a request names, the first served name when it names none; 404 for one not served."""
+    if model is None:
+        return names[0]
+    if model not in names and model not in adapters:
+        raise ApiError(404, f"The model `{model}` does not exist.", "model")
+    return str(model)
+
+
 def parse(
     body: Any,
     *,
@@ -175,11 +185,7 @@ def parse(
     stop = get("stop")
     if type(stop) is list and not all(type(s) is str for s in stop):
         raise ApiError(400, "'stop' must be a string or a list of strings", "stop")
-    model = get("model")
-    if model is None:
-        model = names[0]
-    elif model not in names and model not in adapters:
-        raise ApiError(404, f"The model `{model}` does not exist.", "model")
+    model = _model(get("model"), names, adapters)
     prompt, tokens, ids = _messages(body, max_prompt_bytes) if chat else _prompt(body, max_prompt_bytes)
     max_tokens = get("max_completion_tokens") if chat else None
     if max_tokens is None:
@@ -220,6 +226,98 @@ def parse(
     options = get("stream_options") if stream else None
     include_usage = bool(options.get("include_usage")) if options else False
     return Request(job=job, model=model, stream=stream, include_usage=include_usage, chat=chat)
+
+
+def tokenize(
+    body: Any,
+    *,
+    names: tuple[str, ...],
+    adapters: Mapping[str, str],
+    max_len: int,
+    max_prompt_bytes: int | None = None,
+) -> dict[str, Any]:
+    """vLLM's ``POST /tokenize`` answer (vllm/entrypoints/serve/tokenize/protocol.py): the ids the
+    sim caches and publishes for a completions ``prompt`` (text) or a chat's ``messages``.
+
+    ``return_token_strs`` adds each token's text; the other fields (``add_special_tokens``,
+    ``add_generation_prompt``, a chat template) are taken and not acted on: the sim has no
+    special tokens, and one chat template.
+    """
+    if type(body) is not dict:
+        raise ApiError(400, "the request body must be a JSON object")
+    _model(body.get("model"), names, adapters)
+    strs = body.get("return_token_strs")
+    if strs is not None and type(strs) is not bool:
+        raise ApiError(
+            400, f"'return_token_strs' must be bool, got {type(strs).__name__}", "return_token_strs"
+        )
+    if "messages" in body:
+        tokens = _messages(body, max_prompt_bytes)[1]
+    else:
+        prompt = body.get("prompt")
+        if not isinstance(prompt, str):
+            raise ApiError(400, "'prompt' must be a string (or give 'messages' to tokenize a chat)", "prompt")
+        _check_size(prompt, max_prompt_bytes, "prompt")
+        tokens = textgen.tokenize(prompt)
+    ids = textgen.token_ids(tokens)
+    return {
+        "count": len(ids),
+        "max_model_len": max_len,
+        "tokens": ids,
+        "token_strs": tokens if strs else None,
+    }
+
+
+def detokenize(body: Any, *, names: tuple[str, ...], adapters: Mapping[str, str]) -> dict[str, Any]:
+    """vLLM's ``POST /detokenize`` answer: ``{"prompt": text}``, text the sim tokenizes into the same ids."""
+    if type(body) is not dict:
+        raise ApiError(400, "the request body must be a JSON object")
+    _model(body.get("model"), names, adapters)
+    ids = body.get("tokens")
+    if type(ids) is not list or not all(type(t) is int for t in ids):
+        raise ApiError(400, "'tokens' must be a list of token ids", "tokens")
+    if ids:
+        check_token_ids(ids)
+    return {"prompt": textgen.detokenize(ids)}
+
+
+def rendered(request: Request, body: Mapping[str, Any], rid: str) -> dict[str, Any]:
+    """One ``GenerateRequest`` of vLLM's render endpoints (its scale_out protocol), as the sim renders it.
+
+    ``token_ids`` are the ids the sim caches and publishes in KV events for the prompt, so a
+    router that renders before routing by prefix matches what the events say. The sampling
+    parameters are those the sim takes, not every field of vLLM's ``SamplingParams``.
+    """
+    job = request.job
+    sampling: dict[str, Any] = {
+        "n": job.n,
+        "presence_penalty": body.get("presence_penalty") or 0.0,
+        "frequency_penalty": body.get("frequency_penalty") or 0.0,
+        "temperature": 1.0 if body.get("temperature") is None else body["temperature"],
+        "top_p": 1.0 if body.get("top_p") is None else body["top_p"],
+        "seed": job.seed,
+        "stop": body.get("stop"),
+        "max_tokens": job.max_tokens,
+    }
+    return {
+        "request_id": rid,
+        "token_ids": job.token_ids(),
+        "token_offsets": None,
+        "features": None,
+        "content_parts": None,
+        "sampling_params": sampling,
+        "model": body.get("model"),
+        "reasoning_ended": None,
+        "reasoning_parser_kwargs": None,
+        "return_token_ids": None,
+        "output_mode": "tokens",
+        "stream": request.stream,
+        "stream_options": body.get("stream_options") if request.stream else None,
+        "cache_salt": None,
+        "priority": 0,
+        "kv_transfer_params": None,
+        "ec_transfer_params": None,
+    }
 
 
 def usage(job: Job, steps: int) -> dict[str, int]:

@@ -156,6 +156,8 @@ class Settings:
     kv_cache_note: str = ""
     #: Its place in a data-parallel replica; None without data parallel.
     dp: DataParallel | None = None
+    #: vLLM's --enable-scale-out: the render endpoints answer (403 without).
+    enable_scale_out: bool = False
 
     @property
     def served_name(self) -> str:
@@ -235,6 +237,7 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Setti
         faults=faults,
         kv_cache_note=kv_cache_note,
         dp=dp,
+        enable_scale_out=args.enable_scale_out,
     )
 
 

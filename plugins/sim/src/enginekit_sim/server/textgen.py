@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import collections
+import functools
+import itertools
 import random
 import re
+import string
 import sys
 import zlib
 from typing import cast
@@ -75,6 +78,10 @@ class IdMemo:
         # An OrderedDict drops its oldest entry in O(1); a dict's first key is found by
         # scanning past every deleted slot.
         self._ids: collections.OrderedDict[str, int] = collections.OrderedDict()
+        #: The spelling each id was last memoized with, for ``/detokenize``: one per id of
+        #: the vocabulary at most (some 10 MB were every id spelt with 256 characters),
+        #: kept when the memo forgets the token.
+        self.spellings: dict[int, str] = {}
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -92,6 +99,7 @@ class IdMemo:
                 found = token_id(t)
                 if len(t) <= self.max_token:
                     ids[t] = found
+                    self.spellings[found] = t
                     self.bytes += sys.getsizeof(t) + self.ENTRY_BYTES
                     while self.bytes > self.max_bytes and ids:
                         old, _ = ids.popitem(last=False)
@@ -107,6 +115,49 @@ MEMO = IdMemo()
 def token_ids(tokens: list[str]) -> list[int]:
     """Stable ids for ``tokens``, in order."""
     return MEMO.ids(tokens)
+
+
+#: An ASCII word token: the tokens that need a space between them to stay apart.
+_WORD = re.compile(r"\w+", re.ASCII)
+
+
+def spelling(token_id: int) -> str:
+    """A token whose id is ``token_id``: the one the sim last read with it, else a word that has it.
+
+    The sim's ids are hashes of the text, not a vocabulary's indices: a text's spelling
+    comes back only while the sim remembers it, and every other id of the vocabulary
+    still has a word of one to four lowercase letters that hashes to it, so that the text
+    of any ids tokenizes back to those ids.
+    """
+    known = MEMO.spellings.get(token_id)
+    if known is None:
+        known = _GENERATED.get(token_id)
+    return known if known is not None else _fallback()[token_id]
+
+
+def detokenize(ids: list[int]) -> str:
+    """Text of ``ids`` that :func:`tokenize` splits into the same ids: words spaced, the rest not."""
+    pieces = []
+    for i, token in enumerate(map(spelling, ids)):
+        pieces.append(f" {token}" if i and _WORD.fullmatch(token) else token)
+    return "".join(pieces)
+
+
+@functools.cache
+def _fallback() -> list[str]:
+    """A word for every id of the vocabulary, the shortest first: made once when first needed (0.3 s)."""
+    words: list[str | None] = [None] * VOCAB_SIZE
+    left = VOCAB_SIZE
+    for length in itertools.count(1):
+        for letters in itertools.product(string.ascii_lowercase, repeat=length):
+            word = "".join(letters)
+            index = token_id(word)
+            if words[index] is None:
+                words[index] = word
+                left -= 1
+                if not left:
+                    return cast("list[str]", words)
+    raise AssertionError("unreachable: itertools.count never ends")  # pragma: no cover
 
 
 def source(seed: int | None, prompt: str, server_seed: int, sequence: int, greedy: bool) -> str:
@@ -143,6 +194,8 @@ def _piece_ids() -> dict[str, int]:
 
 
 _PIECE_IDS = _piece_ids()
+#: The generator's words by id: its output is cached, so its ids reach KV events too.
+_GENERATED = {i: piece.strip() for piece, i in _PIECE_IDS.items()}
 
 
 def piece_ids(pieces: list[str]) -> list[int]:
