@@ -278,3 +278,4 @@ def test_the_notes_say_reset_prefix_cache_is_not_guarded_by_the_key() -> None:
     notes = engine_for(SimEngine(SimConfig()), "sim").notes(spec)
     open_note = next(note for note in notes if "without the API key" in note)
     assert "/reset_prefix_cache" in open_note
+    assert "only with VLLM_SERVER_DEV_MODE=1" in open_note, "vLLM serves it only in development mode"

@@ -328,7 +328,9 @@ def test_kv_events_reach_a_subscriber_in_vllm_format(
                 name="p", engine="sim", model_path="/m", served_model_name="tiny", kv_events=True
             )
             spec = make_shard(profile, kv_events_port=subscriber.port)
-            start(render(spec, block_size=4, num_gpu_blocks=6, kv_event_format=fmt, kv_events_topic=topic))
+            command = render(spec, block_size=4, num_gpu_blocks=6, kv_event_format=fmt, kv_events_topic=topic)
+            # vLLM serves /reset_prefix_cache only in its development mode.
+            start(command, {"VLLM_SERVER_DEV_MODE": "1"})
             url = base(spec)
             poll(url + "/health", lambda s: s == 200, timeout=60)
             prompt = "one two three four five six seven eight nine"

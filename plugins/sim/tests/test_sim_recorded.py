@@ -195,15 +195,25 @@ def test_adapter_events_match_the_recorded_ones() -> None:
         assert (sim["lora_id"], sim["lora_name"]) == (recorded["lora_id"], name)
 
 
-def test_reset_prefix_cache_answers_as_recorded(start: Start, render: Render, make_shard: MakeShard) -> None:
+def test_reset_prefix_cache_answers_as_recorded_in_vllm_s_development_mode_only(
+    start: Start, render: Render, make_shard: MakeShard
+) -> None:
+    """The recording ran vLLM with VLLM_SERVER_DEV_MODE=1 (README.md here): vLLM 0.32 registers
+    /reset_prefix_cache only then (vllm/entrypoints/launchers/api_server/routers.py)."""
     real = json.loads((DATA / "lora_run.json").read_text())["reset_prefix_cache"]
-    spec = make_shard(Profile(name="p", engine="sim", model_path="/m", served_model_name="tiny"))
-    start(render(spec))
-    url = f"http://{spec.bind_addr}:{spec.http_port}"
-    poll(url + "/health", lambda s: s == 200, timeout=60)
-    status, raw = request(url + real["path"], b"")
-    assert status == real["status"]
-    assert json.loads(raw) == json.loads(real["body"])
+    for env, status in (
+        ({"VLLM_SERVER_DEV_MODE": "1"}, real["status"]),
+        ({}, 404),
+        ({"VLLM_SERVER_DEV_MODE": "0"}, 404),
+    ):
+        spec = make_shard(Profile(name="p", engine="sim", model_path="/m", served_model_name="tiny"))
+        start(render(spec), env)
+        url = f"http://{spec.bind_addr}:{spec.http_port}"
+        poll(url + "/health", lambda s: s == 200, timeout=60)
+        answer, raw = request(url + real["path"], b"")
+        assert answer == status, env
+        if status == 200:
+            assert json.loads(raw) == json.loads(real["body"])
 
 
 def recorded_eviction_batches() -> list[list[Any]]:

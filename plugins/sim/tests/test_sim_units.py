@@ -364,6 +364,20 @@ def test_kv_events_config_takes_vllm_s_replay_fields_and_defaults() -> None:
     ), "vLLM 0.32's KVEventsConfig defaults"
 
 
+@pytest.mark.parametrize(
+    ("value", "served"), [(None, False), ("0", False), ("1", True), (" 2 ", True), ("-1", True)]
+)
+def test_vllm_server_dev_mode_is_read_as_vllm_reads_it(value: str | None, served: bool) -> None:
+    environ = {} if value is None else {"VLLM_SERVER_DEV_MODE": value}
+    assert settings_from(serve_args(), environ).dev_mode is served
+
+
+@pytest.mark.parametrize("value", ["", "true", "1.0"])
+def test_a_vllm_server_dev_mode_int_refuses_stops_the_start_as_it_stops_vllm(value: str) -> None:
+    with pytest.raises(StartupError, match="VLLM_SERVER_DEV_MODE must be an integer"):
+        settings_from(serve_args(), {"VLLM_SERVER_DEV_MODE": value})
+
+
 GIB = 1024**3
 
 

@@ -254,9 +254,9 @@ class SimEngine:
             # vLLM guards only /v1, /v2, /inference and /cohere: the state-changing
             # /reset_prefix_cache stays open there too, so say so rather than hide it.
             notes.append(
-                "/health, /metrics, /version and POST /reset_prefix_cache answer without the API "
-                "key, as in vLLM (anyone who can reach the port can clear the prefix cache); "
-                "/v1 needs it"
+                "/health, /metrics, /version and POST /reset_prefix_cache (served only with "
+                "VLLM_SERVER_DEV_MODE=1) answer without the API key, as in vLLM (anyone who can "
+                "reach the port can then clear the prefix cache); /v1 needs it"
             )
         else:
             notes.append(f"no API key: /v1 answers anyone who can reach {shard.host()}:{shard.http_port}")

@@ -115,7 +115,6 @@ class Api:
             ("GET", "/v1/models"): self.models,
             ("POST", "/v1/completions"): self.completions,
             ("POST", "/v1/chat/completions"): self.chat,
-            ("POST", "/reset_prefix_cache"): self.reset_prefix_cache,
             # Served by vLLM by default, outside /v1: the key does not guard them there either.
             ("POST", "/tokenize"): self.tokenize,
             ("POST", "/detokenize"): self.detokenize,
@@ -123,6 +122,10 @@ class Api:
             ("POST", "/v1/completions/render"): self.render_completion,
             ("POST", "/v1/chat/completions/render"): self.render_chat,
         }
+        if engine.settings.dev_mode:
+            # vLLM 0.32 registers its development routes only with VLLM_SERVER_DEV_MODE
+            # (vllm/entrypoints/launchers/api_server/routers.py): without it, a 404.
+            self.routes[("POST", "/reset_prefix_cache")] = self.reset_prefix_cache
 
     def server(self) -> HttpServer:
         """The HTTP server answering every request through :meth:`handle`.

@@ -54,6 +54,24 @@ def _keep_alive(environ: Mapping[str, str], problems: list[str]) -> int:
     return int(text)
 
 
+#: vLLM's switch for its development endpoints, POST /reset_prefix_cache among them: vLLM
+#: 0.32 registers them only when it is set (vllm/entrypoints/launchers/api_server/routers.py).
+DEV_MODE_ENV = "VLLM_SERVER_DEV_MODE"
+
+
+def _dev_mode(environ: Mapping[str, str], problems: list[str]) -> bool:
+    text = environ.get(DEV_MODE_ENV)
+    if text is None:
+        return False
+    # Read as vllm/envs.py reads it, bool(int(value)): " 1", "2" and "-1" are on, "0" off, and
+    # anything int() refuses ("", "true") stops vLLM at start, as it stops the sim.
+    try:
+        return bool(int(text))
+    except ValueError:
+        problems.append(f"{DEV_MODE_ENV} must be an integer (vLLM reads it with int()), got {text[:40]!r}")
+        return False
+
+
 class StartupError(Exception):
     """A setting the engine refuses at start: it exits 1 with this message, as vLLM would."""
 
@@ -158,6 +176,8 @@ class Settings:
     dp: DataParallel | None = None
     #: vLLM's --enable-scale-out: the render endpoints answer (403 without).
     enable_scale_out: bool = False
+    #: VLLM_SERVER_DEV_MODE set to a non-zero integer: POST /reset_prefix_cache is served.
+    dev_mode: bool = False
 
     @property
     def served_name(self) -> str:
@@ -200,6 +220,7 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Setti
     kv_events = _kv_events(args.kv_events_config, args.kv_event_format, problems)
     num_blocks, kv_cache_note = kv_cache_blocks(args, problems)
     keep_alive = _keep_alive(environ, problems)
+    dev_mode = _dev_mode(environ, problems)
     if problems:
         raise StartupError("; ".join(problems))
     faults = tuple(f for f in parse_faults(args.fault) if f.applies_to(args.node_rank))
@@ -238,6 +259,7 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Setti
         kv_cache_note=kv_cache_note,
         dp=dp,
         enable_scale_out=args.enable_scale_out,
+        dev_mode=dev_mode,
     )
 
 
