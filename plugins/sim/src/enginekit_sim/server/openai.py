@@ -121,16 +121,23 @@ def _prompt(body: Mapping[str, Any], max_bytes: int | None) -> tuple[str, list[s
     )
 
 
-def check_token_ids(ids: list[int]) -> None:
-    """Refuse an id outside the sim's vocabulary, as vLLM's renderer does (vllm/renderers/base.py).
+#: The largest id a prompt of token ids may hold: vLLM's ids are 64-bit (its DetokenizeRequest's
+#: bound), and so is what a KV event's msgpack can carry.
+MAX_TOKEN_ID = 2**63 - 1
 
-    vLLM answers 400 with ``param`` null; here it also keeps every id a 64-bit integer,
-    as the msgpack of a KV event needs.
+
+def check_token_ids(ids: list[int], highest: int = MAX_TOKEN_ID) -> None:
+    """Refuse an id below 0 or above ``highest`` with vLLM's renderer's words (vllm/renderers/base.py).
+
+    vLLM refuses what its model's vocabulary lacks. The sim has no model: its tokenizer
+    makes ids below ``textgen.VOCAB_SIZE``, but a prompt of ids takes any id a real model's
+    vocabulary may have (a router tokenizing with a 128k vocabulary drives it unchanged);
+    only what it can spell back is held to its own vocabulary (``/detokenize``).
     """
     low, high = min(ids), max(ids)
     if low < 0:
         raise ApiError(400, f"Token id {low} is out of vocabulary")
-    if high >= textgen.VOCAB_SIZE:
+    if high > highest:
         raise ApiError(400, f"Token id {high} is out of vocabulary")
 
 
@@ -277,7 +284,7 @@ def detokenize(body: Any, *, names: tuple[str, ...], adapters: Mapping[str, str]
     if type(ids) is not list or not all(type(t) is int for t in ids):
         raise ApiError(400, "'tokens' must be a list of token ids", "tokens")
     if ids:
-        check_token_ids(ids)
+        check_token_ids(ids, textgen.VOCAB_SIZE - 1)
     return {"prompt": textgen.detokenize(ids)}
 
 
