@@ -327,7 +327,7 @@ def test_kv_events_reach_a_subscriber_in_vllm_format(
             profile = Profile(
                 name="p", engine="sim", model_path="/m", served_model_name="tiny", kv_events=True
             )
-            spec = make_shard(profile, kv_events_port=subscriber.port)
+            spec = make_shard(profile, kv_events_port=subscriber.port, kv_events_mode="connect")
             command = render(spec, block_size=4, num_gpu_blocks=6, kv_event_format=fmt, kv_events_topic=topic)
             # vLLM serves /reset_prefix_cache only in its development mode.
             start(command, {"VLLM_SERVER_DEV_MODE": "1"})
@@ -389,7 +389,7 @@ def test_a_prompt_of_token_ids_is_cached_and_published_as_those_ids(
     subscriber = KVSubscriber()
     try:
         profile = Profile(name="p", engine="sim", model_path="/m", served_model_name="tiny", kv_events=True)
-        spec = make_shard(profile, kv_events_port=subscriber.port)
+        spec = make_shard(profile, kv_events_port=subscriber.port, kv_events_mode="connect")
         start(render(spec, block_size=4))
         url = base(spec)
         poll(url + "/health", lambda s: s == 200, timeout=60)
@@ -519,7 +519,7 @@ def test_tokenize_detokenize_and_render_answer_the_ids_the_kv_events_carry(
             kv_events=True,
             args=("--enable-scale-out",),
         )
-        spec = make_shard(profile, api_key=KEY, kv_events_port=subscriber.port)
+        spec = make_shard(profile, api_key=KEY, kv_events_port=subscriber.port, kv_events_mode="connect")
         start(render(spec, block_size=4))
         url = base(spec)
         poll(url + "/health", lambda s: s == 200, timeout=60)
