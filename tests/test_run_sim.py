@@ -379,3 +379,77 @@ def test_probe_sees_the_machine_as_run_does(
     assert report["verdict"] == verdict
     assert report["listing"][1:4] == ["-I", "-m", "enginekit_sim"]
     assert KEY not in done.stdout + done.stderr
+
+
+def test_a_subscriber_at_the_rendered_kv_event_source_receives_the_shards_batches_and_replays(
+    start: Callable[..., Runner], tmp_path: Path, node_config: Path
+) -> None:
+    """The example's events, where ``render`` says a consumer connects: live, and replayed from sequence 0."""
+    zmq = pytest.importorskip("zmq")
+    msgpack = pytest.importorskip("msgpack")
+    text = (EXAMPLES / "sim-single.toml").read_text()
+    http, events = free_port(), free_port()
+    while events + 1 == http or events >= 65535:
+        events = free_port()
+    text = text.replace("http_port = 8100", f"http_port = {http}").replace(
+        "kv_events_port = 5557", f"kv_events_port = {events}"
+    )
+    source = tmp_path / "sim-single.toml"
+    source.write_text(text)
+    rendered = subprocess.run(
+        [sys.executable, "-m", "enginekit", "--config", str(node_config), "render", str(source), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        check=True,
+    )
+    (found,) = json.loads(rendered.stdout)["kv_events"]
+    assert found == {
+        "rank": 0,
+        "endpoint": f"tcp://127.0.0.1:{events}",
+        "replay": f"tcp://127.0.0.1:{events + 1}",
+    }
+    shown = subprocess.run(
+        [sys.executable, "-m", "enginekit", "--config", str(node_config), "render", str(source)],
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        check=True,
+    ).stdout
+    assert f"KV-cache events of rank 0: subscribe at tcp://127.0.0.1:{events}" in shown
+
+    context = zmq.Context()
+    subscriber = context.socket(zmq.SUB)
+    subscriber.setsockopt(zmq.LINGER, 0)
+    subscriber.setsockopt(zmq.SUBSCRIBE, b"")
+    subscriber.connect(found["endpoint"])  # before the engine binds: ZMQ connects when it can
+    try:
+        runner = start("events", source)
+        runner.wait_state("ready")
+        prompt = "the quick brown fox jumps over the lazy dog " * 4  # several 16-token blocks
+        status, _ = request(
+            http, "POST", "/v1/completions", {"model": "tiny", "prompt": prompt, "max_tokens": 1}, EXAMPLE_KEY
+        )
+        assert status == 200
+        assert subscriber.poll(int(WAIT * 1000)), "no batch reached the subscriber"
+        topic, seq, payload = subscriber.recv_multipart()
+        batch = msgpack.unpackb(payload)
+        assert (topic, int.from_bytes(seq, "big")) == (b"", 0)
+        assert any(event["type"] == "BlockStored" for event in batch[1])
+        # A consumer that joined late asks the replay endpoint for everything from 0.
+        replay = context.socket(zmq.DEALER)
+        replay.setsockopt(zmq.LINGER, 0)
+        replay.connect(found["replay"])
+        try:
+            replay.send_multipart([b"", (0).to_bytes(8, "big")])
+            assert replay.poll(int(WAIT * 1000)), "no answer from the replay endpoint"
+            first = replay.recv_multipart()
+            assert first[-1] == payload
+            assert int.from_bytes(first[-2], "big") == 0
+        finally:
+            replay.close()
+        runner.process.send_signal(signal.SIGTERM)
+        runner.exit_code()
+    finally:
+        subscriber.close()
+        context.term()

@@ -169,7 +169,12 @@ TARGETS: tuple[Target, ...] = (
         "core.planreading",
         "core",
         "src/enginekit/plan/reading.py",
-        ("tests/test_plan_format.py", "tests/test_format_attacks.py", "tests/test_schemas.py"),
+        (
+            "tests/test_plan_format.py",
+            "tests/test_format_attacks.py",
+            "tests/test_schemas.py",
+            "tests/test_kv_events_wiring.py",
+        ),
     ),
     Target(
         "core.formats",
@@ -187,7 +192,14 @@ TARGETS: tuple[Target, ...] = (
             "tests/test_engine_layout.py",
             "tests/test_replica_layout.py",
             "tests/test_replica.py",
+            "tests/test_kv_events_wiring.py",
         ),
+    ),
+    Target(
+        "core.router",
+        "core",
+        "src/enginekit/replica/router.py",
+        ("tests/test_router.py",),
     ),
     Target(
         "core.replica",
@@ -204,7 +216,7 @@ TARGETS: tuple[Target, ...] = (
         "core.layoutmodel",
         "core",
         "src/enginekit/layout/model.py",
-        ("tests/test_layout.py", "tests/test_engine_layout.py"),
+        ("tests/test_layout.py", "tests/test_engine_layout.py", "tests/test_kv_events_wiring.py"),
     ),
     Target(
         "core.convert",

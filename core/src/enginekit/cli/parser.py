@@ -129,6 +129,12 @@ def _layout(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _router(parser: argparse.ArgumentParser) -> None:
+    from enginekit.cli.router import arguments
+
+    arguments(parser)
+
+
 def _option_table(parser: argparse.ArgumentParser) -> None:
     from enginekit.cli.optiontable import arguments
 
@@ -280,6 +286,17 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         "With --shards, each node's agent starts its shards with `enginekit run DIR/<id>.json`.\n\n"
         "exit status: 0 shown; 1 the replica cannot be laid out or a shard is invalid (every\n"
         "problem listed); 2 unusable input, or an engine that is not available here.",
+    ),
+    Subcommand(
+        "router",
+        "the router in front of shards (vllm-router): its command from their plans, shown or started",
+        "router:router",
+        _router,
+        epilog="Each SPEC is an API server's shard spec; under --policy kv_aware the router subscribes\n"
+        "to each one's KV-cache events where its plan says (render --json: kv_events). The key\n"
+        "never reaches the router: clients send it, and the router forwards it to the worker.\n\n"
+        "exit status: the router's own, once started; 1 a spec is invalid or the router cannot\n"
+        "front them (every problem listed); 2 unusable input, or the router cannot start.",
     ),
     Subcommand(
         "export",

@@ -1,0 +1,127 @@
+"""The router in front of a replica's API servers: its command line, built from their plans alone; pure.
+
+A router that routes by KV cache (``vllm-router --policy kv_aware``) subscribes to each
+worker's KV-cache events. Its workers, their URLs and their event endpoints come from
+the plans (:attr:`LaunchPlan.base_url`, :attr:`LaunchPlan.kv_events`), which come from the
+replica's layout: nothing here computes a port.
+
+The key stays off the router's command line, and out of its environment: ``vllm-router``
+takes a key only on argv (``--api-key``), and uses it only for its own calls to workers
+under intra-node data parallel, which is not built here. Clients send their key; the
+router forwards the request's ``Authorization`` header to the worker it picks, and the
+worker checks it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+from enginekit.base.errors import SpecError
+from enginekit.base.text import host_port
+from enginekit.plan.launch import LaunchPlan
+from enginekit.spec.model import Command
+
+#: The routers enginekit builds a command for.
+VLLM_ROUTER = "vllm-router"
+#: ``vllm-router``'s policies (0.1.17's ``--policy`` choices).
+POLICIES = (
+    "kv_aware",
+    "cache_aware",
+    "round_robin",
+    "random",
+    "power_of_two",
+    "consistent_hash",
+    "sticky_least_loaded",
+)
+#: The policy that reads the workers' KV-cache events.
+KV_AWARE = "kv_aware"
+#: vllm-router's block size for static event sources, and vLLM's on GPUs.
+DEFAULT_BLOCK_SIZE = 16
+
+
+@attrs.frozen(kw_only=True)
+class RouterOptions:
+    """How the router listens and routes.
+
+    :ivar port: Where clients reach the router.
+    :ivar host: The address it binds (``127.0.0.1`` by default, vllm-router's own default).
+    :ivar policy: One of :data:`POLICIES`; ``kv_aware`` subscribes to the workers' events.
+    :ivar block_size: The workers' KV-cache block size in tokens: the router hashes
+        prompts in blocks of this size to match the workers' events, so it must be theirs
+        (vLLM's default 16 on GPUs, 128 on its CPU backend; the simulator's ``--block-size``).
+    :ivar executable: The router program.
+    """
+
+    port: int
+    host: str = "127.0.0.1"
+    policy: str = KV_AWARE
+    block_size: int = DEFAULT_BLOCK_SIZE
+    executable: str = VLLM_ROUTER
+
+
+def router_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list[str]:
+    """Why no router can front ``plans`` with ``options``, each naming its shard and field; none is fine."""
+    problems = []
+    if not 1 <= options.port <= 65535:
+        problems.append(f"router port: expected a port in 1-65535, got {options.port}")
+    if options.policy not in POLICIES:
+        problems.append(f"router policy: expected one of {', '.join(POLICIES)}, got {options.policy[:40]!r}")
+    if not 1 <= options.block_size <= 4096:
+        problems.append(f"router block size: expected 1-4096 tokens, got {options.block_size}")
+    if not plans:
+        problems.append("router: give the shard specs of the API servers it fronts")
+    models = {plan.shard.profile.model_name() for plan in plans}
+    if len(models) > 1:
+        shown = ", ".join(sorted(models))
+        problems.append(f"router: its workers serve different models ({shown}): one model per router")
+    urls: dict[str, int] = {}
+    for i, plan in enumerate(plans):
+        name = f"shard spec {plan.shard.shard_id or '(unnamed)'}"
+        if not plan.serves_http:
+            problems.append(f"{name}: serves no HTTP (a worker rank): give the router the API servers only")
+            continue
+        if plan.shard.profile.data_parallel > 1:
+            problems.append(
+                f"{name}: profile {plan.shard.profile.name!r}: a data-parallel replica behind vllm-router "
+                f"is not built yet (its ranks' events would need the router's data-parallel routing)"
+            )
+        first = urls.setdefault(plan.base_url, i)
+        if first != i:
+            problems.append(f"{name}: serves at {plan.base_url}, as the router's worker {first + 1} does")
+        if options.policy == KV_AWARE and not plan.kv_events:
+            problems.append(
+                f"{name}: the kv_aware policy routes by the workers' KV-cache events, and this shard "
+                f"publishes none a router can subscribe to: set the profile's kv_events, a "
+                f"kv_events_port, and kv_events_mode 'bind'"
+            )
+    return problems
+
+
+def router_command(plans: Sequence[LaunchPlan], options: RouterOptions) -> Command:
+    """The router's command: its workers, and under ``kv_aware`` each worker's event and replay endpoints.
+
+    :raises SpecError: listing every problem :func:`router_problems` finds.
+    """
+    problems = router_problems(plans, options)
+    if problems:
+        raise SpecError(problems)
+    urls = [plan.base_url for plan in plans]
+    args = ["--host", options.host, "--port", str(options.port), "--policy", options.policy]
+    args += ["--worker-urls", *urls]
+    if options.policy == KV_AWARE:
+        for url, plan in zip(urls, plans, strict=True):
+            # One entry per worker, its ranks' endpoints in rank order, as the router reads them.
+            args += ["--kv-event-source", f"{url}={','.join(s.endpoint for s in plan.kv_events)}"]
+            replays = [s.replay for s in plan.kv_events if s.replay]
+            if len(replays) == len(plan.kv_events):
+                args += ["--kv-event-replay-source", f"{url}={','.join(replays)}"]
+        args += ["--kv-event-block-size", str(options.block_size)]
+        args += ["--kv-event-model", plans[0].shard.profile.model_name()]
+    return Command(path=options.executable, args=tuple(args), name="router")
+
+
+def router_url(options: RouterOptions) -> str:
+    """Where clients reach the router."""
+    return f"http://{host_port(options.host, options.port)}"
