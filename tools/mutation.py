@@ -210,6 +210,7 @@ TARGETS: tuple[Target, ...] = (
             "tests/test_replica_layout.py",
             "tests/test_layout.py",
             "tests/test_export.py",
+            "tests/test_replica_kv_events.py",
         ),
     ),
     Target(

@@ -31,7 +31,7 @@ def plan(n: int, *, replay: bool = True, key: str = KEY, **fields: object) -> La
     made = LaunchPlan(
         engine="tiny",
         shard=shard,
-        commands=(Command(path="/usr/bin/tiny", args=("serve",)),),
+        commands=(Command(path="/usr/bin/tiny", args=("serve", "--enable-scale-out")),),
         serves_http=True,
         health_path="/health",
         metrics_path="/metrics",
@@ -45,6 +45,7 @@ def test_kv_aware_subscribes_to_each_worker_where_its_plan_says() -> None:
     assert tuple(command.argv()) == (
         "vllm-router",
         *("--host", "127.0.0.1", "--port", "30000", "--policy", "kv_aware"),
+        *("--prometheus-host", "127.0.0.1", "--prometheus-port", "29000"),
         *("--worker-urls", "http://127.0.0.1:8000", "http://127.0.0.1:8001"),
         *("--kv-event-source", "http://127.0.0.1:8000=tcp://127.0.0.1:5557"),
         *("--kv-event-replay-source", "http://127.0.0.1:8000=tcp://127.0.0.1:5558"),
@@ -58,10 +59,12 @@ def test_kv_aware_subscribes_to_each_worker_where_its_plan_says() -> None:
 
 def test_another_policy_needs_no_events() -> None:
     quiet = plan(0, kv_events=())
-    command = router_command([quiet], RouterOptions(port=30000, policy="round_robin", host="::1"))
+    options = RouterOptions(port=30000, policy="round_robin", host="::1", metrics_port=30001)
+    command = router_command([quiet], options)
     assert tuple(command.argv()) == (
         "vllm-router",
         *("--host", "::1", "--port", "30000", "--policy", "round_robin"),
+        *("--prometheus-host", "::1", "--prometheus-port", "30001"),
         *("--worker-urls", "http://127.0.0.1:8000"),
     )
     assert router_url(RouterOptions(port=30000, host="::1")) == "http://[::1]:30000"
@@ -102,3 +105,64 @@ def test_every_problem_is_said_at_once_naming_the_shard() -> None:
     ]
     with pytest.raises(SpecError):
         router_command([quiet], RouterOptions(port=1))
+
+
+def test_a_worker_s_ranks_are_listed_in_order_and_one_worker_is_enough() -> None:
+    two = (
+        KVEventSource(rank=0, endpoint="tcp://127.0.0.1:5557", replay="tcp://127.0.0.1:5559"),
+        KVEventSource(rank=1, endpoint="tcp://127.0.0.1:5558", replay="tcp://127.0.0.1:5560"),
+    )
+    command = router_command([plan(0, kv_events=two)], RouterOptions(port=30000, executable="/opt/vr"))
+    assert (command.path, command.name) == ("/opt/vr", "router")
+    assert tuple(command.argv()[13:]) == (
+        *("--kv-event-source", "http://127.0.0.1:8000=tcp://127.0.0.1:5557,tcp://127.0.0.1:5558"),
+        *("--kv-event-replay-source", "http://127.0.0.1:8000=tcp://127.0.0.1:5559,tcp://127.0.0.1:5560"),
+        *("--kv-event-block-size", "16", "--kv-event-model", "tiny"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "problem"),
+    [
+        (RouterOptions(port=65536), "router port: expected a port in 1-65535, got 65536"),
+        (RouterOptions(port=1, metrics_port=0), "router metrics port: expected a port in 1-65535, got 0"),
+        (
+            RouterOptions(port=1, metrics_port=65536),
+            "router metrics port: expected a port in 1-65535, got 65536",
+        ),
+        (RouterOptions(port=29000), "router metrics port: 29000 is the router's own port"),
+        (RouterOptions(port=1, block_size=4097), "router block size: expected 1-4096 tokens, got 4097"),
+        (
+            RouterOptions(port=1, policy="p" * 50),
+            "router policy: expected one of kv_aware, cache_aware, round_robin, random, power_of_two, "
+            f"consistent_hash, sticky_least_loaded, got {'p' * 40!r}",
+        ),
+    ],
+)
+def test_each_option_is_held_to_its_range(options: RouterOptions, problem: str) -> None:
+    assert router_problems([plan(0)], options) == [problem]
+
+
+@pytest.mark.parametrize("block_size", [1, 4096])
+def test_the_block_size_range_is_inclusive(block_size: int) -> None:
+    assert router_problems([plan(0)], RouterOptions(port=1, block_size=block_size)) == []
+
+
+def test_a_shard_without_an_id_is_named_unnamed() -> None:
+    headless = attrs.evolve(plan(0), serves_http=False)
+    headless = attrs.evolve(headless, shard=attrs.evolve(headless.shard, shard_id=""))
+    assert router_problems([headless], RouterOptions(port=1)) == [
+        "shard spec (unnamed): serves no HTTP (a worker rank): give the router the API servers only"
+    ]
+
+
+def test_kv_aware_needs_workers_that_render_prompts_into_token_ids() -> None:
+    # vllm-router asks each worker for /v1/completions/render before it routes; vLLM answers
+    # it only with --enable-scale-out, and without it the router routes every request blind.
+    blind = plan(0, commands=(Command(path="/usr/bin/tiny", args=("serve",)),))
+    assert router_problems([blind], RouterOptions(port=1)) == [
+        "shard spec s0: profile 'p': args: add --enable-scale-out: the kv_aware policy asks every "
+        "worker for the prompt's token ids (POST /v1/completions/render) before it routes, which vLLM "
+        "answers only with it"
+    ]
+    assert router_problems([blind], RouterOptions(port=1, policy="round_robin")) == []

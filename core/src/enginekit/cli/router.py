@@ -13,7 +13,13 @@ from enginekit.cli.values import count
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     """The router command's arguments."""
-    from enginekit.replica.router import DEFAULT_BLOCK_SIZE, KV_AWARE, POLICIES, VLLM_ROUTER
+    from enginekit.replica.router import (
+        DEFAULT_BLOCK_SIZE,
+        DEFAULT_METRICS_PORT,
+        KV_AWARE,
+        POLICIES,
+        VLLM_ROUTER,
+    )
 
     parser.add_argument(
         "specs",
@@ -23,6 +29,12 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--port", type=count, required=True, help="where clients reach the router")
     parser.add_argument("--host", default="127.0.0.1", help="the address it binds (default: 127.0.0.1)")
+    parser.add_argument(
+        "--metrics-port",
+        type=count,
+        default=DEFAULT_METRICS_PORT,
+        help=f"its Prometheus port, on --host (default: {DEFAULT_METRICS_PORT}, vllm-router's)",
+    )
     parser.add_argument("--policy", choices=POLICIES, default=KV_AWARE, help=f"default: {KV_AWARE}")
     parser.add_argument(
         "--block-size",
@@ -53,6 +65,7 @@ def router(run: Run) -> int:
         policy=args.policy,
         block_size=args.block_size,
         executable=args.executable,
+        metrics_port=args.metrics_port,
     )
     try:
         command = router_command(plans, options)

@@ -39,6 +39,11 @@ POLICIES = (
 KV_AWARE = "kv_aware"
 #: vllm-router's block size for static event sources, and vLLM's on GPUs.
 DEFAULT_BLOCK_SIZE = 16
+#: vllm-router's own Prometheus port.
+DEFAULT_METRICS_PORT = 29000
+#: What a vLLM worker needs to answer ``/v1/completions/render``, which a ``kv_aware``
+#: vllm-router asks every worker for before it routes (vLLM 0.30 on; 403 without).
+SCALE_OUT = "--enable-scale-out"
 
 
 @attrs.frozen(kw_only=True)
@@ -52,6 +57,9 @@ class RouterOptions:
         prompts in blocks of this size to match the workers' events, so it must be theirs
         (vLLM's default 16 on GPUs, 128 on its CPU backend; the simulator's ``--block-size``).
     :ivar executable: The router program.
+    :ivar metrics_port: Where it serves its Prometheus metrics, on ``host``: vllm-router's
+        default, 29000, is taken by the first router of a host, and a second one stops at
+        start.
     """
 
     port: int
@@ -59,6 +67,7 @@ class RouterOptions:
     policy: str = KV_AWARE
     block_size: int = DEFAULT_BLOCK_SIZE
     executable: str = VLLM_ROUTER
+    metrics_port: int = DEFAULT_METRICS_PORT
 
 
 def router_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list[str]:
@@ -66,6 +75,10 @@ def router_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list
     problems = []
     if not 1 <= options.port <= 65535:
         problems.append(f"router port: expected a port in 1-65535, got {options.port}")
+    if not 1 <= options.metrics_port <= 65535:
+        problems.append(f"router metrics port: expected a port in 1-65535, got {options.metrics_port}")
+    elif options.metrics_port == options.port:
+        problems.append(f"router metrics port: {options.metrics_port} is the router's own port")
     if options.policy not in POLICIES:
         problems.append(f"router policy: expected one of {', '.join(POLICIES)}, got {options.policy[:40]!r}")
     if not 1 <= options.block_size <= 4096:
@@ -90,11 +103,20 @@ def router_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list
         first = urls.setdefault(plan.base_url, i)
         if first != i:
             problems.append(f"{name}: serves at {plan.base_url}, as the router's worker {first + 1} does")
-        if options.policy == KV_AWARE and not plan.kv_events:
+        if options.policy != KV_AWARE:
+            continue
+        if not plan.kv_events:
             problems.append(
                 f"{name}: the kv_aware policy routes by the workers' KV-cache events, and this shard "
                 f"publishes none a router can subscribe to: set the profile's kv_events, a "
                 f"kv_events_port, and kv_events_mode 'bind'"
+            )
+        if SCALE_OUT not in plan.commands[-1].args:
+            # Without it every render is refused, and the router routes blind: all to one worker.
+            problems.append(
+                f"{name}: profile {plan.shard.profile.name!r}: args: add {SCALE_OUT}: the kv_aware "
+                f"policy asks every worker for the prompt's token ids (POST /v1/completions/render) "
+                f"before it routes, which vLLM answers only with it"
             )
     return problems
 
@@ -107,12 +129,13 @@ def router_command(plans: Sequence[LaunchPlan], options: RouterOptions) -> Comma
     problems = router_problems(plans, options)
     if problems:
         raise SpecError(problems)
-    urls = [plan.base_url for plan in plans]
     args = ["--host", options.host, "--port", str(options.port), "--policy", options.policy]
-    args += ["--worker-urls", *urls]
+    args += ["--prometheus-host", options.host, "--prometheus-port", str(options.metrics_port)]
+    args += ["--worker-urls", *(plan.base_url for plan in plans)]
     if options.policy == KV_AWARE:
-        for url, plan in zip(urls, plans, strict=True):
+        for plan in plans:
             # One entry per worker, its ranks' endpoints in rank order, as the router reads them.
+            url = plan.base_url
             args += ["--kv-event-source", f"{url}={','.join(s.endpoint for s in plan.kv_events)}"]
             replays = [s.replay for s in plan.kv_events if s.replay]
             if len(replays) == len(plan.kv_events):
