@@ -270,6 +270,7 @@ TARGETS: tuple[Target, ...] = (
             "tests/test_validation_memo.py",
             "tests/test_checks.py",
             "tests/test_engine_layout.py",
+            "tests/test_engine_kv_events.py",
             *_CORE_PINNED,
             *_trust(
                 "commands_runs_every_check_plan_runs",
