@@ -162,9 +162,15 @@ def _messages(body: Mapping[str, Any], max_bytes: int | None) -> tuple[str, list
 
 
 def _model(model: Any, names: tuple[str, ...], adapters: Mapping[str, str]) -> str:
-    """The model a request names, the first served name when it names none; 404 for one not served."""
+    """The model a request names, the first served name when it names none; 404 for one not served.
+
+    A model that is no string is a 400, as vLLM's request models type it (``str | None``):
+    /tokenize and /detokenize, which check no other field's type first, reach here with it.
+    """
     if model is None:
         return names[0]
+    if type(model) is not str:
+        raise ApiError(400, f"'model' must be str, got {type(model).__name__}", "model")
     if model not in names and model not in adapters:
         raise ApiError(404, f"The model `{model}` does not exist.", "model")
     return str(model)
