@@ -113,6 +113,8 @@ class Publisher:
         self._socket.setsockopt(zmq.LINGER, 0)
         self._replay: zmq.Socket[bytes] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        #: The turn of the loop booked to answer the next replay request; None when none is.
+        self._next: asyncio.Handle | None = None
         try:
             if binds(self.endpoint):
                 self._socket.bind(self.endpoint)
@@ -158,30 +160,49 @@ class Publisher:
         self.sent += 1
 
     def serve_replays(self) -> None:
-        """Answer every replay request waiting, as vLLM's ``_service_replay`` answers one.
+        """Answer a replay request waiting, as vLLM's ``_service_replay`` answers one a turn.
 
-        ZMQ's descriptor only says the socket's state changed: every request waiting is
-        answered, and the socket asked again after each answer (sending can take the
-        signal of a request that arrived meanwhile).
+        vLLM answers on its publisher's thread, one request a turn of it: its API server
+        never waits. Here the event loop serves HTTP too, so each request is a turn of the
+        loop of its own, the next booked while any waits: a client asking again and again
+        cannot hold the loop (and /health) for as long as it keeps asking. ZMQ's descriptor
+        only says the socket's state changed, and sending can take the signal of a request
+        that arrived meanwhile: the socket is asked again on each turn until none waits.
+        Without a running loop (called by hand) every request waiting is answered.
         """
+        if self._replay is None or self._next is not None:
+            return  # a turn is booked: it asks the socket itself
+        if self._loop is None:
+            while self._answer_one():
+                pass
+        elif self._answer_one():
+            self._next = self._loop.call_soon(self._turn)
+
+    def _turn(self) -> None:
+        self._next = None
+        if self._answer_one() and self._loop is not None:
+            self._next = self._loop.call_soon(self._turn)
+
+    def _answer_one(self) -> bool:
+        """Answer the first replay request waiting; False when none waits."""
         replay = self._replay
-        if replay is None:
-            return
-        while replay.poll(0):
-            try:
-                frames = replay.recv_multipart(zmq.NOBLOCK)
-            except zmq.Again:
-                return
-            if len(frames) != 3:
-                continue  # vLLM logs "Invalid replay request" and answers nothing
-            client, _, start = frames
-            first = int.from_bytes(start, "big")
-            # A ROUTER socket drops what it cannot route (the client left) or queue (past
-            # its high-water mark): nothing here blocks, as nothing does in vLLM's.
-            for seq, payload in self._buffer:
-                if seq >= first:
-                    replay.send_multipart((client, b"", self._topic, seq.to_bytes(8, "big"), payload))
-            replay.send_multipart((client, b"", b"", END_SEQ, b""))
+        if replay is None or not replay.poll(0):
+            return False
+        try:
+            frames = replay.recv_multipart(zmq.NOBLOCK)
+        except zmq.Again:
+            return False
+        if len(frames) != 3:
+            return True  # vLLM logs "Invalid replay request" and answers nothing
+        client, _, start = frames
+        first = int.from_bytes(start, "big")
+        # A ROUTER socket drops what it cannot route (the client left) or queue (past
+        # its high-water mark): nothing here blocks, as nothing does in vLLM's.
+        for seq, payload in self._buffer:
+            if seq >= first:
+                replay.send_multipart((client, b"", self._topic, seq.to_bytes(8, "big"), payload))
+        replay.send_multipart((client, b"", b"", END_SEQ, b""))
+        return True
 
     def close(self) -> None:
         """Send what is pending and close the sockets."""
@@ -189,6 +210,9 @@ class Publisher:
         self._close_sockets()
 
     def _close_sockets(self) -> None:
+        if self._next is not None:
+            self._next.cancel()
+            self._next = None
         if self._loop is not None and self._replay is not None and not self._loop.is_closed():
             self._loop.remove_reader(self._replay)
         self._socket.close(linger=0)
