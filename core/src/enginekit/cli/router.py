@@ -72,8 +72,13 @@ def router(run: Run) -> int:
     except SpecError as exc:
         raise Invalid(exc.problems) from None
     # No key reaches the router: it forwards each client's Authorization header, and every
-    # variable that carries a key here is kept from it.
-    secret = run.registry.secret_variables()
+    # variable that carries a key here is kept from it, and any other whose value holds a
+    # worker's key in any form (a client's OPENAI_API_KEY in the same shell), as probe keeps them.
+    from enginekit.base.secrets import leaks
+
+    keys = {plan.shard.api_key for plan in plans if plan.shard.api_key}
+    held = {name for name, value in run.environ.items() if any(leaks(value, key) for key in keys)}
+    secret = run.registry.secret_variables() | held
     if args.dry_run:
         import json
 

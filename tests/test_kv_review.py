@@ -1,0 +1,83 @@
+"""KV-event wiring and ``enginekit router`` attacked: a hostile control plane, a careless operator, a copied key."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+KEY = "sk-review-0123456789abcdef"
+
+
+def spec(n: int = 0, **fields: Any) -> dict[str, Any]:
+    """A simulated API server on loopback, publishing KV events bound on its own two ports."""
+    profile = {
+        "name": "tiny",
+        "engine": "sim",
+        "model_path": "/models/tiny",
+        "served_model_name": "tiny",
+        "tp": 1,
+        "kv_events": True,
+        "args": ["--enable-scale-out"],
+        **fields.pop("profile", {}),
+    }
+    return {
+        "replica_id": f"r{n}",
+        "shard_id": f"r{n}-0",
+        "bind_addr": "127.0.0.1",
+        "http_port": 8100 + n,
+        "kv_events_port": 5557 + 10 * n,
+        "gpu_indices": [0],
+        "api_key": KEY,
+        "profile": profile,
+        **fields,
+    }
+
+
+def written(folder: Path, *specs: dict[str, Any]) -> list[str]:
+    paths = []
+    for i, one in enumerate(specs):
+        path = folder / f"spec{i}.json"
+        path.write_text(json.dumps(one))
+        paths.append(str(path))
+    return paths
+
+
+# enginekit router: the key -----------------------------------------------------------------
+
+
+def test_a_copy_of_a_workers_key_under_any_name_is_kept_from_the_router(tmp_path: Path) -> None:
+    """The router's environment holds no key: neither the engines' key variables nor a copy of a worker's key.
+
+    ``enginekit probe`` already drops any variable whose value holds the shard's key, in
+    any case; the router, which starts with the operator's whole environment, must too: a
+    client's ``OPENAI_API_KEY`` in the same shell is the workers' key.
+    """
+    dumped = tmp_path / "env.json"
+    router = tmp_path / "fake-router"
+    router.write_text(
+        f"#!{sys.executable}\nimport json, os\njson.dump(dict(os.environ), open({str(dumped)!r}, 'w'))\n"
+    )
+    router.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "ENGINEKIT_CONFIG"}
+    env |= {"OPENAI_API_KEY": KEY, "MY_COPY": f"Bearer {KEY.upper()}", "HARMLESS": "kept"}
+    args = [*written(tmp_path, spec(0), spec(1)), "--port", "30000", "--metrics-port", "30001"]
+    shown = subprocess.run(
+        [sys.executable, "-m", "enginekit", "router", *args, "--dry-run"],
+        capture_output=True, text=True, timeout=60, env=env,
+    )  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    assert {"OPENAI_API_KEY", "MY_COPY"} <= set(json.loads(shown.stdout)["removed_env"])
+    started = subprocess.run(
+        [sys.executable, "-m", "enginekit", "router", *args, "--executable", str(router)],
+        capture_output=True, text=True, timeout=60, env=env,
+    )  # fmt: skip
+    assert started.returncode == 0, started.stderr
+    seen = json.loads(dumped.read_text())
+    assert seen["HARMLESS"] == "kept"  # the router ran, with the operator's environment
+    assert "OPENAI_API_KEY" not in seen
+    assert "MY_COPY" not in seen
+    assert not [name for name, value in seen.items() if KEY in value or KEY.upper() in value]
