@@ -9,6 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+from enginekit.cli import main
+
 KEY = "sk-review-0123456789abcdef"
 
 
@@ -81,3 +84,31 @@ def test_a_copy_of_a_workers_key_under_any_name_is_kept_from_the_router(tmp_path
     assert "OPENAI_API_KEY" not in seen
     assert "MY_COPY" not in seen
     assert not [name for name, value in seen.items() if KEY in value or KEY.upper() in value]
+
+
+# enginekit router: options ------------------------------------------------------------------
+
+
+def test_an_empty_executable_is_unusable_input_not_a_bug(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (path,) = written(tmp_path, spec())
+    code = main(["router", path, "--port", "30000", "--metrics-port", "30001", "--executable", ""], {})
+    _, err = capsys.readouterr()
+    assert code == 2, err
+    assert "internal error" not in err
+    assert "--executable" in err
+
+
+@pytest.mark.parametrize("host", ["", "a b", "--api-key=x", "http://127.0.0.1"])
+def test_a_router_host_that_is_no_address_is_refused(
+    host: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # vllm-router reads `--host --api-key=x` as two options, and '' as no address at all.
+    (path,) = written(tmp_path, spec())
+    code = main(
+        ["router", path, "--port", "30000", "--metrics-port", "30001", f"--host={host}", "--dry-run"], {}
+    )
+    out, err = capsys.readouterr()
+    assert code == 1, out
+    assert "router host" in err

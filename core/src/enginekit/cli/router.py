@@ -58,6 +58,8 @@ def router(run: Run) -> int:
     from enginekit.replica.router import RouterOptions, router_command
 
     args = run.args
+    if not args.executable:
+        raise Invalid(["router: --executable: expected the router program, got ''"], code=EXIT_UNUSABLE)
     plans = [plan_for(run, source) for source in args.specs]
     options = RouterOptions(
         port=args.port,

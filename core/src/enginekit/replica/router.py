@@ -22,6 +22,7 @@ from enginekit.base.errors import SpecError
 from enginekit.base.text import host_port
 from enginekit.plan.launch import LaunchPlan
 from enginekit.spec.model import Command
+from enginekit.spec.rules import is_host
 
 #: The routers enginekit builds a command for.
 VLLM_ROUTER = "vllm-router"
@@ -73,6 +74,9 @@ class RouterOptions:
 def router_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list[str]:
     """Why no router can front ``plans`` with ``options``, each naming its shard and field; none is fine."""
     problems = []
+    if not is_host(options.host):
+        # vllm-router parses its argv with argparse: '--host --api-key=x' is two options.
+        problems.append(f"router host: expected a host name or IP address, got {options.host[:40]!r}")
     if not 1 <= options.port <= 65535:
         problems.append(f"router port: expected a port in 1-65535, got {options.port}")
     if not 1 <= options.metrics_port <= 65535:

@@ -104,9 +104,9 @@ def _problems(spec: ShardSpec) -> Iterator[str]:
         yield from _port("leader_port", spec.leader_port)
     elif spec.leader_port:
         yield from _port("leader_port", spec.leader_port)
-    if spec.leader_addr and not _is_host(spec.leader_addr):
+    if spec.leader_addr and not is_host(spec.leader_addr):
         yield f"leader_addr: expected a host name or IP address, got {spec.leader_addr!r}"
-    if spec.bind_addr and not _is_host(spec.bind_addr):
+    if spec.bind_addr and not is_host(spec.bind_addr):
         yield f"bind_addr: expected a host name or IP address, got {spec.bind_addr!r}"
     yield from _devices(spec)
     if len(set(spec.hcas)) != len(spec.hcas):
@@ -215,7 +215,8 @@ def _port(field: str, port: int) -> Iterator[str]:
 
 
 @functools.lru_cache(maxsize=1024)
-def _is_host(text: str) -> bool:
+def is_host(text: str) -> bool:
+    """Whether ``text`` is a host name or an IP address, as ``bind_addr`` and ``leader_addr`` must be."""
     try:
         address = ipaddress.ip_address(text)
     except ValueError:
