@@ -112,3 +112,57 @@ def test_a_router_host_that_is_no_address_is_refused(
     out, err = capsys.readouterr()
     assert code == 1, out
     assert "router host" in err
+
+
+# A plan read back: its kv_events -------------------------------------------------------------
+
+
+def sim_plan(**fields: Any) -> dict[str, Any]:
+    from enginekit import load_spec
+    from enginekit.testing import engine_for
+    from enginekit_sim.plugin import SimEngine
+
+    shard = load_spec(spec(**fields)).spec
+    return engine_for(SimEngine(), "sim").plan(shard).to_dict(show_secrets=True)
+
+
+def read_problems(data: dict[str, Any]) -> list[str]:
+    from enginekit import LaunchPlan
+    from enginekit.base.errors import SpecError
+
+    try:
+        LaunchPlan.from_dict(json.loads(json.dumps(data)))
+    except SpecError as exc:
+        return list(exc.problems)
+    return []
+
+
+def test_a_plan_read_back_lists_each_rank_once() -> None:
+    # vllm-router reads URL=ENDPOINT,ENDPOINT as one endpoint per data-parallel rank, in order:
+    # two entries for rank 0 are a second rank the shard does not have.
+    data = sim_plan()
+    (source,) = data["kv_events"]
+    assert read_problems(data) == []
+    data["kv_events"] = [source, source]
+    assert read_problems(data)
+    data["kv_events"] = [source] * 100_000
+    problems = read_problems(data)
+    assert problems
+    assert len(problems) < 5, "one problem for the list, not one per entry"
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda shard: shard.update(kv_events_mode="connect"), "kv_events_mode"),
+        (lambda shard: shard.update(kv_events_port=0), "kv_events_port"),
+        (lambda shard: shard["profile"].update(kv_events=False), "kv_events"),
+    ],
+)
+def test_a_plan_read_back_names_no_source_for_a_shard_that_binds_none(change: Any, field: str) -> None:
+    # docs/plan-format.md: kv_events is empty when the publishers connect, or publish nothing.
+    data = sim_plan()
+    assert data["kv_events"]
+    change(data["shard"])
+    problems = read_problems(data)
+    assert any(p.startswith("plan.kv_events") and field in p for p in problems), problems

@@ -16,7 +16,7 @@ from enginekit.plan.format import P, _derived
 from enginekit.plan.formats import newer_minor
 from enginekit.plan.leader import LEADER_EXIT_CHOICES, MUST_BE_STOPPED, leader_watch_problem
 from enginekit.spec.convert import entries_named, folded_names, structure
-from enginekit.spec.model import Command, ShardSpec, _dict
+from enginekit.spec.model import KV_EVENTS_BIND, Command, ShardSpec, _dict
 from enginekit.spec.rules import key_problems
 
 
@@ -179,23 +179,53 @@ def _leader_watch(doc: _PlanDoc, problems: list[str]) -> dict[str, object]:
 
 
 def _kv_events(doc: _PlanDoc, problems: list[str]) -> tuple[KVEventSource, ...]:
-    """The plan's KV-event sources, each endpoint a ``tcp://HOST:PORT`` and each rank the shard's."""
-    sources = []
-    for i, item in enumerate(doc.kv_events):
+    """The plan's KV-event sources: each a ``tcp://HOST:PORT``, each rank the shard's, once, in order.
+
+    A consumer reads them in rank order (vllm-router's ``URL=ENDPOINT,ENDPOINT`` is one
+    endpoint per data-parallel rank), so a rank given twice would be a rank the shard does
+    not have. Only a shard whose publishers bind has any (docs/plan-format.md).
+    """
+    sources = tuple(KVEventSource(rank=e.rank, endpoint=e.endpoint, replay=e.replay) for e in doc.kv_events)
+    if not sources:
+        return sources
+    shard, profile = doc.shard, doc.shard.profile
+    binds = profile.kv_events and shard.kv_events_port and shard.kv_events_mode == KV_EVENTS_BIND
+    if not binds:
+        why = (
+            "the profile publishes no kv_events"
+            if not profile.kv_events
+            else "the shard has no kv_events_port"
+            if not shard.kv_events_port
+            else f"the shard's kv_events_mode is {shard.kv_events_mode[:40]!r}, not 'bind'"
+        )
+        problems.append(f"plan.kv_events: {len(sources)} source(s), but {why}: a consumer subscribes to none")
+        return sources
+    # One entry past the ranks is already a rank twice or one the shard lacks: the rest of a
+    # longer list is said once, not echoed a line per entry.
+    checked = profile.data_parallel + 1
+    if len(sources) > checked:
+        problems.append(
+            f"plan.kv_events: {len(sources)} sources, but the shard's profile has "
+            f"{profile.data_parallel} data-parallel rank(s): at most one source each (the first "
+            f"{checked} checked)"
+        )
+    last = -1
+    for i, item in enumerate(sources[:checked]):
         where = f"plan.kv_events[{i}]"
-        said = [
+        problems += [
             f"{where}.{field}: {problem}"
             for field, text in (("endpoint", item.endpoint), ("replay", item.replay))
             if (field == "endpoint" or text) and (problem := endpoint_problem(text))
         ]
-        if not 0 <= item.rank < doc.shard.profile.data_parallel:
-            said.append(
+        if not 0 <= item.rank < profile.data_parallel:
+            problems.append(
                 f"{where}.rank: {item.rank}, but the shard's profile has data-parallel ranks "
-                f"0-{doc.shard.profile.data_parallel - 1}"
+                f"0-{profile.data_parallel - 1}"
             )
-        problems += said
-        sources.append(KVEventSource(rank=item.rank, endpoint=item.endpoint, replay=item.replay))
-    return tuple(sources)
+        elif item.rank <= last:
+            problems.append(f"{where}.rank: {item.rank} after rank {last}: each rank once, in rank order")
+        last = max(last, item.rank)
+    return sources
 
 
 def _key_problems(index: int, command: Command, key: str) -> list[str]:
