@@ -166,3 +166,64 @@ def test_a_plan_read_back_names_no_source_for_a_shard_that_binds_none(change: An
     change(data["shard"])
     problems = read_problems(data)
     assert any(p.startswith("plan.kv_events") and field in p for p in problems), problems
+
+
+# Where the plan sends subscribers, and what the publisher binds -----------------------------
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"bind_addr": "fd00::7"},
+        {"bind_addr": "::1"},
+        # Listening everywhere, the first node's consumers are sent to the leader's address.
+        {"bind_addr": "", "leader_addr": "fd00::1"},
+        {"bind_addr": "::", "leader_addr": "fd00::1"},
+    ],
+)
+def test_a_binding_publisher_is_never_advertised_at_an_ipv6_address(
+    fields: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """vLLM, SGLang and the sim bind ``tcp://*:PORT`` without ZMQ's IPV6 option: IPv4 only.
+
+    The plan's kv_events said ``tcp://[fd00::7]:5557``, where nothing listens: a router
+    subscribing there gets nothing, and routes blind without a word. Refused, naming the field.
+    """
+    (path,) = written(tmp_path, spec(**fields))
+    code = main(["render", path, "--json"], {})
+    out, err = capsys.readouterr()
+    assert code == 1, out
+    field = "bind_addr" if "leader_addr" not in fields else "leader_addr"
+    assert f"{field}: " in err
+    assert "kv_events_mode 'connect'" in err
+    connecting = spec(**fields, kv_events_mode="connect")
+    (path,) = written(tmp_path, connecting)
+    assert main(["render", path, "--json"], {}) == 0, capsys.readouterr().err
+
+
+def test_a_zmq_publisher_bound_on_the_wildcard_is_not_reached_over_ipv6() -> None:
+    # What the rule stands on: the endpoint vLLM and the sim are given, as they bind it.
+    import socket
+
+    import zmq
+
+    with socket.socket(socket.AF_INET6) as probe:
+        try:
+            probe.bind(("::1", 0))
+        except OSError:
+            pytest.skip("no IPv6 loopback here")
+    context = zmq.Context()
+    try:
+        publisher = context.socket(zmq.PUB)
+        port = publisher.bind_to_random_port("tcp://*")
+        subscriber = context.socket(zmq.SUB)
+        subscriber.setsockopt(zmq.IPV6, 1)
+        subscriber.setsockopt(zmq.SUBSCRIBE, b"")
+        subscriber.connect(f"tcp://[::1]:{port}")
+        for _ in range(10):
+            publisher.send(b"batch")
+            if subscriber.poll(50):
+                break
+        assert not subscriber.poll(0), "tcp://* is IPv4 only without zmq.IPV6"
+    finally:
+        context.destroy(linger=0)

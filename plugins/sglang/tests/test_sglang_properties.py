@@ -61,20 +61,26 @@ def shards(draw: st.DrawFn) -> ShardSpec:
     # A binding publisher takes its port and the next (its replay endpoint): clear of the others.
     kv_port = draw(st.integers(1024, 65534)) if profile.kv_events else 0
     free = st.integers(1024, 65535).filter(lambda port: not kv_port <= port <= kv_port + 1)
+    leader = draw(st.sampled_from(["10.0.0.1", "fd00::1", "head.cluster.local"])) if nodes > 1 else ""
+    bind = draw(st.sampled_from(["", "10.0.0.7", "fd00::7"]))
+    mode = draw(st.sampled_from(["bind", "connect"]))
+    if mode == "bind" and kv_port and ":" in (bind or (leader if rank == 0 else "")):
+        # A binding publisher listens on IPv4 only: its subscribers are never sent to IPv6.
+        bind = "10.0.0.7"
     return ShardSpec(
         shard_id=draw(WORD),
         rank=rank,
         nnodes=nodes,
-        leader_addr=draw(st.sampled_from(["10.0.0.1", "fd00::1", "head.cluster.local"])) if nodes > 1 else "",
+        leader_addr=leader,
         leader_port=draw(free) if nodes > 1 else 0,
         profile=profile,
         gpu_indices=() if on_cpu else tuple(range(per_node)),
         threads=draw(st.integers(per_node, 4 * per_node)) if on_cpu else 0,
         http_port=draw(free),
-        bind_addr=draw(st.sampled_from(["", "10.0.0.7", "fd00::7"])),
+        bind_addr=bind,
         api_key=draw(st.one_of(st.just(""), KEYS)),
         kv_events_port=kv_port,
-        kv_events_mode=draw(st.sampled_from(["bind", "connect"])),
+        kv_events_mode=mode,
     )
 
 

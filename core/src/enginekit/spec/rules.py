@@ -84,6 +84,8 @@ def _problems(spec: ShardSpec) -> Iterator[str]:
         yield f"kv_events_mode: expected {' or '.join(map(repr, KV_EVENTS_MODES))}, got {shown}"
     elif spec.kv_events_mode == KV_EVENTS_BIND and 0 < spec.kv_events_port <= 65535:
         yield from _kv_event_ports(spec)
+        if spec.profile.kv_events:
+            yield from _kv_event_host(spec)
     if spec.leader_http_port:
         yield from _port("leader_http_port", spec.leader_http_port)
     if not 1 <= spec.nnodes <= MAX_NODES:
@@ -207,6 +209,33 @@ def _kv_event_ports(spec: ShardSpec) -> Iterator[str]:
                 f"{field}: {port} is one of the ports the KV-event publisher binds, {first}-{last} "
                 f"(kv_events_port, each data-parallel rank's, then each rank's replay endpoint)"
             )
+
+
+def _kv_event_host(spec: ShardSpec) -> Iterator[str]:
+    """A binding publisher's subscribers are sent to an IPv4 address or a host name: it listens on IPv4 only.
+
+    vLLM, SGLang and the simulator bind ``tcp://*:PORT`` (and the replay endpoint, for an
+    IPv6 shard, on ``*`` too) without ZMQ's IPV6 option, so on IPv4 addresses alone; the
+    plan's ``kv_events`` send subscribers to the address of
+    :func:`enginekit.layout.compute.kv_event_sources`: the shard's ``bind_addr``, else the
+    leader's for the first node. An IPv6 address there is one nothing listens on, and a
+    router subscribing to it routes blind without a word.
+    """
+    if not listens_everywhere(spec.bind_addr):
+        field, host = "bind_addr", spec.bind_addr
+    elif spec.rank == 0 and spec.leader_addr:
+        field, host = "leader_addr", spec.leader_addr
+    else:
+        return
+    ip = _ip(host)
+    # An IPv4-mapped address (::ffff:10.0.0.7) is dialled over IPv4.
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is None:
+        yield (
+            f"{field}: {host} is an IPv6 address, where the plan's kv_events would send subscribers, "
+            f"and a binding KV-event publisher listens on IPv4 only (tcp://*:{spec.kv_events_port} "
+            f"without ZMQ's IPV6 option, as vLLM, SGLang and the simulator bind it): an IPv4 address or "
+            f"a host name, or kv_events_mode 'connect'"
+        )
 
 
 def _port(field: str, port: int) -> Iterator[str]:

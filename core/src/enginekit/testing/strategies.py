@@ -19,7 +19,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess witho
         "enginekit.testing.strategies needs hypothesis: install it, or enginekit[testing]"
     ) from exc
 
-from enginekit.spec.model import KV_EVENTS_MODES, Adapter, Profile, ShardSpec
+from enginekit.spec.model import KV_EVENTS_BIND, KV_EVENTS_MODES, Adapter, Profile, ShardSpec
 from enginekit.testing.factories import MIG_INDEX_BASE, SHAPES, check_shapes
 
 #: The characters of base64, base64url and JWT keys: what the spec rules accept in a key.
@@ -230,6 +230,8 @@ def _kv_events(draw: st.DrawFn, engine: str) -> ShardSpec:
         http_port=http_port,
         kv_events_port=kv_port,
         kv_events_mode=mode,
+        # A binding publisher listens on IPv4 only: subscribers are never sent to an IPv6 address.
+        bind_addr=draw(_BIND if mode != KV_EVENTS_BIND else st.one_of(st.just(""), _IPV4)),
     )
 
 
