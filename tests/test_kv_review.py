@@ -227,3 +227,48 @@ def test_a_zmq_publisher_bound_on_the_wildcard_is_not_reached_over_ipv6() -> Non
         assert not subscriber.poll(0), "tcp://* is IPv4 only without zmq.IPV6"
     finally:
         context.destroy(linger=0)
+
+
+# The router's block size against the workers' ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("worker_args", "router", "refused"),
+    [
+        # The sim renders its node config's --block-size 16; a profile's own comes after it, and wins.
+        ([], "16", False),
+        ([], "8", True),
+        (["--block-size", "8"], "8", False),
+        (["--block-size=8"], "16", True),
+        (["--block-size", "32", "--block-size", "8"], "32", True),
+    ],
+)
+def test_a_router_hashing_blocks_of_another_size_than_its_workers_is_refused(
+    worker_args: list[str], router: str, refused: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With another block size the router matches no block, and says nothing (docs/kv-events.md).
+
+    Where the worker's command says its block size, enginekit knows it: a router given
+    another is refused, as a worker without --enable-scale-out is.
+    """
+    profile = {"args": ["--enable-scale-out", *worker_args]}
+    paths = written(tmp_path, spec(0, profile=profile), spec(1, profile=profile))
+    argv = [
+        "router",
+        *paths,
+        "--port",
+        "30000",
+        "--metrics-port",
+        "30001",
+        "--block-size",
+        router,
+        "--dry-run",
+    ]
+    code = main(argv, {})
+    out, err = capsys.readouterr()
+    if refused:
+        assert code == 1, out
+        assert "block size" in err
+    else:
+        assert code == 0, err
+        assert json.loads(out)["argv"][-3] == router  # --kv-event-block-size N --kv-event-model tiny

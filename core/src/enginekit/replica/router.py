@@ -115,6 +115,13 @@ def router_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list
                 f"publishes none a router can subscribe to: set the profile's kv_events, a "
                 f"kv_events_port, and kv_events_mode 'bind'"
             )
+        given = block_size(plan.commands[-1].args)
+        if given is not None and given != options.block_size:
+            # The router hashes prompts in blocks of its size: with another, it matches nothing.
+            problems.append(
+                f"{name}: its command says --block-size {given}, and the router hashes blocks of "
+                f"{options.block_size} tokens: give the router --block-size {given}, the workers' block size"
+            )
         if SCALE_OUT not in plan.commands[-1].args:
             # Without it every render is refused, and the router routes blind: all to one worker.
             problems.append(
@@ -123,6 +130,19 @@ def router_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list
                 f"before it routes, which vLLM answers only with it"
             )
     return problems
+
+
+def block_size(args: Sequence[str]) -> int | None:
+    """The KV-cache block size a vLLM-style command line says (its last ``--block-size``), or None."""
+    found = None
+    for i, arg in enumerate(args):
+        name, eq, value = arg.partition("=")
+        if name.replace("_", "-") != "--block-size":
+            continue
+        if not eq:
+            value = args[i + 1] if i + 1 < len(args) else ""
+        found = int(value) if value.isascii() and value.isdigit() else found
+    return found
 
 
 def router_command(plans: Sequence[LaunchPlan], options: RouterOptions) -> Command:
