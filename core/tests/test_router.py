@@ -166,3 +166,38 @@ def test_kv_aware_needs_workers_that_render_prompts_into_token_ids() -> None:
         "answers only with it"
     ]
     assert router_problems([blind], RouterOptions(port=1, policy="round_robin")) == []
+
+
+@pytest.mark.parametrize(
+    ("options", "problem"),
+    [
+        (RouterOptions(port=8000), "router port: 8000 is shard spec s0's HTTP port, on the same host"),
+        (
+            RouterOptions(port=30000, metrics_port=5557),
+            "router metrics port: 5557 is shard spec s0's KV-event publisher, on the same host",
+        ),
+        (
+            RouterOptions(port=5558, host="localhost"),
+            "router port: 5558 is shard spec s0's KV-event replay endpoint, on the same host",
+        ),
+        # The publisher binds every address: another address of the host is no way around it.
+        (
+            RouterOptions(port=5557, host="10.9.9.9"),
+            "router port: 5557 is shard spec s0's KV-event publisher, on the same host",
+        ),
+    ],
+)
+def test_a_router_port_a_worker_listens_on_is_refused(options: RouterOptions, problem: str) -> None:
+    assert router_problems([plan(0)], options) == [problem]
+
+
+def test_a_router_at_another_address_may_take_a_workers_http_and_replay_ports() -> None:
+    # The worker listens on 127.0.0.1 (HTTP, replay): another address is another listener.
+    assert router_problems([plan(0)], RouterOptions(port=8000, metrics_port=5558, host="10.9.9.9")) == []
+
+
+def test_two_loopback_addresses_are_one_host() -> None:
+    assert router_problems([plan(0)], RouterOptions(port=8000, metrics_port=5558, host="::1")) == [
+        "router port: 8000 is shard spec s0's HTTP port, on the same host",
+        "router metrics port: 5558 is shard spec s0's KV-event replay endpoint, on the same host",
+    ]

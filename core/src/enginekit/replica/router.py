@@ -107,6 +107,7 @@ def router_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list
         first = urls.setdefault(plan.base_url, i)
         if first != i:
             problems.append(f"{name}: serves at {plan.base_url}, as the router's worker {first + 1} does")
+        problems += _taken(name, plan, options)
         if options.policy != KV_AWARE:
             continue
         if not plan.kv_events:
@@ -130,6 +131,33 @@ def router_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list
                 f"before it routes, which vLLM answers only with it"
             )
     return problems
+
+
+#: Addresses that stand for a whole host: a listener on one shares its ports with every other.
+_EVERY = frozenset({"", "*", "0.0.0.0", "::"})
+
+
+def _one_host(a: str, b: str) -> bool:
+    """Whether listeners at ``a`` and ``b`` can take the same port: one host, as far as addresses say."""
+    loopback = ("127.", "::1", "localhost")
+    return a == b or a in _EVERY or b in _EVERY or (a.startswith(loopback) and b.startswith(loopback))
+
+
+def _taken(name: str, plan: LaunchPlan, options: RouterOptions) -> list[str]:
+    """The router's ports that ``plan``'s worker listens on, where both are on one host."""
+    mine = {options.port: "router port", options.metrics_port: "router metrics port"}
+    theirs = [(plan.shard.host(), plan.shard.http_port, "HTTP port")]
+    for source in plan.kv_events:
+        # The engine binds its publisher on every address (vLLM binds only tcp://*).
+        theirs.append(("*", int(source.endpoint.rpartition(":")[2]), "KV-event publisher"))
+        if source.replay:
+            host, _, port = source.replay.removeprefix("tcp://").rpartition(":")
+            theirs.append((host.strip("[]"), int(port), "KV-event replay endpoint"))
+    return [
+        f"{mine[port]}: {port} is {name}'s {what}, on the same host"
+        for host, port, what in theirs
+        if port in mine and _one_host(host, options.host)
+    ]
 
 
 def block_size(args: Sequence[str]) -> int | None:
