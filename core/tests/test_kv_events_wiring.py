@@ -196,3 +196,54 @@ def test_a_plans_sources_are_checked_on_reading() -> None:
         "plan.kv_events[1].replay: expected tcp://HOST:PORT with a port in 1-65535, got 'tcp://10.0.0.7:99999'",
         "plan.kv_events[1].rank: 1, but the shard's profile has data-parallel ranks 0-0",
     )
+
+
+def _read(shard_fields: dict[str, object], sources: list[dict[str, object]]) -> tuple[str, ...]:
+    plan = _plan()
+    data = attrs.evolve(plan, shard=attrs.evolve(plan.shard, **shard_fields)).to_dict(show_secrets=True)
+    data["kv_events"] = sources
+    try:
+        LaunchPlan.from_dict(data)
+    except SpecError as exc:
+        return exc.problems
+    return ()
+
+
+SOURCE = {"rank": 0, "endpoint": "tcp://10.0.0.7:5557", "replay": ""}
+
+
+@pytest.mark.parametrize(
+    ("fields", "why"),
+    [
+        ({"kv_events_mode": "connect"}, "the shard's kv_events_mode is 'connect', not 'bind'"),
+        ({"kv_events_port": 0}, "the shard has no kv_events_port"),
+        (
+            {"profile": Profile(name="p", engine="tiny", model_path="/m")},
+            "the profile publishes no kv_events",
+        ),
+    ],
+)
+def test_a_plan_whose_shard_binds_no_publisher_lists_no_source(fields: dict[str, object], why: str) -> None:
+    assert _read(fields, [SOURCE]) == (
+        f"plan.kv_events: 1 source(s), but {why}: a consumer subscribes to none",
+    )
+    assert _read(fields, []) == ()
+
+
+def test_each_rank_is_listed_once_in_order_and_a_long_list_is_one_problem() -> None:
+    dp = {"profile": Profile(name="p", engine="tiny", model_path="/m", kv_events=True, dp=2)}
+    ranks = [dict(SOURCE, rank=r, endpoint=f"tcp://10.0.0.7:{5557 + r}") for r in (0, 1)]
+    assert _read(dp, ranks) == ()
+    assert _read(dp, ranks[::-1]) == (
+        "plan.kv_events[1].rank: 0 after rank 1: each rank once, in rank order",
+    )
+    assert _read(dp, [ranks[0], ranks[0]]) == (
+        "plan.kv_events[1].rank: 0 after rank 0: each rank once, in rank order",
+    )
+    many = [dict(SOURCE, endpoint="tcp://*:1")] * 1000
+    problems = _read(dp, many)
+    assert problems[0] == (
+        "plan.kv_events: 1000 sources, but the shard's profile has 2 data-parallel rank(s): at most one "
+        "source each (the first 3 checked)"
+    )
+    assert len(problems) == 1 + 3 + 2  # three endpoints checked, two ranks out of order

@@ -447,3 +447,49 @@ def test_a_profile_may_override_only_the_tunable_variables_an_engine_generated(m
     assert result.dropped == (DroppedVar("MYENGINE_WIRING", GENERATED),)
     assert GENERATED.startswith("reserved: ")
     assert {"NCCL_IB_DISABLE", "NCCL_MNNVL_ENABLE", "NCCL_CUMEM_ENABLE"} == TUNABLE
+
+
+@pytest.mark.parametrize(
+    ("fields", "field", "host"),
+    [
+        ({"bind_addr": "fd00::7"}, "bind_addr", "fd00::7"),
+        ({"bind_addr": "", "leader_addr": "fd00::1"}, "leader_addr", "fd00::1"),
+        ({"bind_addr": "0.0.0.0", "leader_addr": "fd00::1"}, "leader_addr", "fd00::1"),
+    ],
+)
+def test_a_binding_publisher_never_sends_subscribers_to_an_ipv6_address(
+    make_shard: Make, fields: dict[str, str], field: str, host: str
+) -> None:
+    problems = check_spec(make_shard(kv_events_port=5557, profile_kv_events=True, **fields))
+    assert problems == [
+        f"shard spec s1: {field}: {host} is an IPv6 address, where the plan's kv_events would send "
+        f"subscribers, and a binding KV-event publisher listens on IPv4 only (tcp://*:5557 without "
+        f"ZMQ's IPV6 option, as vLLM, SGLang and the simulator bind it): an IPv4 address or a host "
+        f"name, or kv_events_mode 'connect'"
+    ]
+    assert (
+        check_spec(
+            make_shard(kv_events_port=5557, kv_events_mode="connect", profile_kv_events=True, **fields)
+        )
+        == []
+    )
+    # A profile that publishes nothing sends nobody anywhere.
+    assert check_spec(make_shard(kv_events_port=5557, **fields)) == []
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"bind_addr": "10.0.0.7", "leader_addr": "fd00::1"},  # its own IPv4 address is where they go
+        {"bind_addr": "::ffff:10.0.0.7"},  # dialled over IPv4
+        {"bind_addr": "node-7.cluster.local"},
+        # A worker node's subscribers are sent to loopback, not to the leader's address.
+        {"bind_addr": "", "leader_addr": "fd00::1", "rank": 1, "nnodes": 2, "leader_port": 29500},
+    ],
+)
+def test_a_binding_publisher_may_sit_beside_an_ipv6_address_it_does_not_send_subscribers_to(
+    make_shard: Make, fields: dict[str, object]
+) -> None:
+    extra = {"profile_nodes": 2, "profile_gpus_per_node": 1} if fields.get("nnodes") == 2 else {}
+    problems = check_spec(make_shard(kv_events_port=5557, profile_kv_events=True, **fields, **extra))
+    assert not [p for p in problems if "IPv6" in p], problems

@@ -7,7 +7,7 @@ import pytest
 from enginekit import LaunchPlan, ShardSpec
 from enginekit.base.errors import SpecError
 from enginekit.layout.model import KVEventSource
-from enginekit.replica.router import RouterOptions, router_command, router_problems, router_url
+from enginekit.replica.router import RouterOptions, block_size, router_command, router_problems, router_url
 from enginekit.spec.model import Command, Profile
 
 KEY = "d41d8cd98f00b204e9800998ecf8427e"
@@ -201,3 +201,55 @@ def test_two_loopback_addresses_are_one_host() -> None:
         "router port: 8000 is shard spec s0's HTTP port, on the same host",
         "router metrics port: 5558 is shard spec s0's KV-event replay endpoint, on the same host",
     ]
+
+
+@pytest.mark.parametrize(
+    ("args", "size"),
+    [
+        (("serve", "--block-size", "8"), 8),
+        (("serve", "--block-size=32"), 32),
+        (("serve", "--block_size", "64"), 64),
+        (("--block-size", "8", "--block-size", "128"), 128),  # the last one wins, as argparse's
+        (("--block-size", "8", "--block-size", "x"), 8),  # what the engine itself would refuse
+        (("serve", "--block-size"), None),
+        (("serve", "--block-sizes", "8"), None),
+        (("serve", "--max-block-size", "8"), None),
+        (("serve", "8"), None),
+        (("--block-size", "٣"), None),  # a digit, but not an ASCII one
+        (("-x=1", "--block-size", "16"), 16),
+        (("--block-size=8=9",), None),
+    ],
+)
+def test_the_block_size_a_command_line_says(args: tuple[str, ...], size: int | None) -> None:
+    assert block_size(args) == size
+
+
+def test_a_router_block_size_other_than_the_workers_is_refused() -> None:
+    sized = plan(
+        0,
+        commands=(Command(path="/usr/bin/tiny", args=("serve", "--enable-scale-out", "--block-size", "8")),),
+    )
+    assert router_problems([sized], RouterOptions(port=1)) == [
+        "shard spec s0: its command says --block-size 8, and the router hashes blocks of 16 tokens: give "
+        "the router --block-size 8, the workers' block size"
+    ]
+    assert router_problems([sized], RouterOptions(port=1, block_size=8)) == []
+
+
+@pytest.mark.parametrize("host", ["", "a b", "--api-key=x", "-h"])
+def test_the_router_host_is_a_host(host: str) -> None:
+    assert router_problems([plan(0)], RouterOptions(port=1, host=host)) == [
+        f"router host: expected a host name or IP address, got {host!r}"
+    ]
+
+
+@pytest.mark.parametrize("port", [1, 65535])
+def test_the_metrics_port_range_is_inclusive(port: int) -> None:
+    assert router_problems([plan(0)], RouterOptions(port=30000, metrics_port=port)) == []
+
+
+def test_a_replay_endpoint_at_an_ipv6_address_is_compared_without_its_brackets() -> None:
+    six = (KVEventSource(rank=0, endpoint="tcp://127.0.0.1:5557", replay="tcp://[::1]:5558"),)
+    assert router_problems(
+        [plan(0, kv_events=six)], RouterOptions(port=30000, metrics_port=5558, host="::1")
+    ) == ["router metrics port: 5558 is shard spec s0's KV-event replay endpoint, on the same host"]
