@@ -260,25 +260,35 @@ class Api:
         As vLLM 0.32 (vllm/entrypoints/scale_out/factories.py), without --enable-scale-out
         the route answers 403 whatever the body, which it does not read.
         """
-        s = self.engine.settings
-        if not s.enable_scale_out:
+        if not self.engine.settings.enable_scale_out:
             return _error(openai.ApiError(403, SCALE_OUT_DISABLED))
         try:
             body = _body(request)
-            parsed = openai.parse(
-                body,
-                chat=chat,
-                names=s.names,
-                adapters=s.adapters,
-                max_len=s.max_model_len,
-                max_prompt_bytes=s.max_prompt_bytes,
-            )
+            parsed = self._parse(body, chat=chat)
         except openai.ApiError as exc:
             return _error(exc)
-        self._ids += 1
-        rid = f"{'chatcmpl' if chat else 'cmpl'}-{self.created:x}{self._ids:08x}"
-        generate = openai.rendered(parsed, body, rid)
+        generate = openai.rendered(parsed, body, self._request_id(chat))
         return _json(generate if chat else [generate])
+
+    def _parse(self, body: Any, *, chat: bool) -> openai.Request:
+        """A completion or chat request under this server's names, adapters and limits.
+
+        :raises openai.ApiError: what vLLM answers such a request with.
+        """
+        s = self.engine.settings
+        return openai.parse(
+            body,
+            chat=chat,
+            names=s.names,
+            adapters=s.adapters,
+            max_len=s.max_model_len,
+            max_prompt_bytes=s.max_prompt_bytes,
+        )
+
+    def _request_id(self, chat: bool) -> str:
+        """The next request's id, in vLLM's shape (``cmpl-…``, ``chatcmpl-…``)."""
+        self._ids += 1
+        return f"{'chatcmpl' if chat else 'cmpl'}-{self.created:x}{self._ids:08x}"
 
     def completions(self, request: Request) -> Outcome:
         return self._generate(request, chat=False)
@@ -287,7 +297,7 @@ class Api:
         return self._generate(request, chat=True)
 
     def _generate(self, request: Request, *, chat: bool) -> Outcome:
-        engine, s = self.engine, self.engine.settings
+        engine = self.engine
         if engine.state != READY:
             why = (
                 "the engine is still starting"
@@ -297,19 +307,11 @@ class Api:
             return _error(openai.ApiError(503, why))
         engine.count_request()
         try:
-            req = openai.parse(
-                _body(request),
-                chat=chat,
-                names=s.names,
-                adapters=s.adapters,
-                max_len=s.max_model_len,
-                max_prompt_bytes=s.max_prompt_bytes,
-            )
+            req = self._parse(_body(request), chat=chat)
         except openai.ApiError as exc:
             return _error(exc)
         engine.plan(req.job)
-        self._ids += 1
-        rid = f"{'chatcmpl' if chat else 'cmpl'}-{self.created:x}{self._ids:08x}"
+        rid = self._request_id(chat)
         created = int(time.time())
         if req.stream:
             return self._stream(request, req, rid, created)
