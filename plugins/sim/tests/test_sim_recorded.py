@@ -130,7 +130,7 @@ def test_endpoints_answer_as_recorded_without_the_key(
     subscriber = KVSubscriber()
     try:
         profile = Profile(name="p", engine="sim", model_path="/m", served_model_name="tiny", kv_events=True)
-        spec = make_shard(profile, api_key=KEY, kv_events_port=subscriber.port)
+        spec = make_shard(profile, api_key=KEY, kv_events_port=subscriber.port, kv_events_mode="connect")
         start(render(spec, block_size=4))
         url = f"http://{spec.bind_addr}:{spec.http_port}"
         poll(url + "/health", lambda s: s == 200, timeout=60)
