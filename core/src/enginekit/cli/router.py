@@ -76,18 +76,18 @@ def router(run: Run) -> int:
     # No key reaches the router: it forwards each client's Authorization header, and every
     # variable that carries a key here is kept from it, and any other whose value holds a
     # worker's key in any form (a client's OPENAI_API_KEY in the same shell), as probe keeps them.
-    from enginekit.base.secrets import leaks
+    from enginekit.run.devicecheck import without_secrets
 
-    keys = {plan.shard.api_key for plan in plans if plan.shard.api_key}
-    held = {name for name, value in run.environ.items() if any(leaks(value, key) for key in keys)}
-    secret = run.registry.secret_variables() | held
+    names = run.registry.secret_variables()
+    env = dict(run.environ)
+    for key in {plan.shard.api_key for plan in plans}:
+        env = without_secrets(env, names, key)
     if args.dry_run:
         import json
 
-        shown = {"argv": list(command.argv()), "removed_env": sorted(secret)}
-        print(json.dumps(shown, indent=2), file=run.out)
+        removed = sorted(names | (run.environ.keys() - env.keys()))
+        print(json.dumps({"argv": list(command.argv()), "removed_env": removed}, indent=2), file=run.out)
         return EXIT_OK
-    env = {k: v for k, v in run.environ.items() if k not in secret}
     try:
         # The router replaces this process: whoever supervises enginekit supervises the router.
         os.execvpe(command.path, list(command.argv()), env)
