@@ -442,7 +442,7 @@ def test_malformed_format_versions_are_refused(version: object) -> None:
     """Whitespace, a third part, non-ASCII digits, signs, underscores, bools and numbers are
     never read as a version (Python's int() would accept several of them)."""
     problems = plan_problems(wire(toy_plan()) | {"format_version": version})
-    assert problems[0].startswith("plan.format_version: expected a version like '1.3', got ")
+    assert problems[0].startswith("plan.format_version: expected a version like '1.4', got ")
 
 
 def test_a_zero_padded_minor_is_this_minor_and_a_newer_minor_is_lenient() -> None:

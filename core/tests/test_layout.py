@@ -22,15 +22,17 @@ from enginekit.layout.model import (
     HEADLESS,
     HEALTH_STUB,
     NO_DATA_PARALLEL,
+    TRANSFER_SCOPES,
     Coordination,
     Dial,
+    KVTransferPorts,
     Layout,
     LayoutRules,
     Listener,
     NodeInput,
     ProcessLayout,
 )
-from enginekit.spec.model import DP_BALANCING, Profile, ShardSpec
+from enginekit.spec.model import DECODE, DP_BALANCING, PREFILL, ROLES, Profile, ShardSpec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -114,6 +116,11 @@ def replicas(draw: st.DrawFn) -> tuple[Profile, list[NodeInput], int, LayoutRule
     if dp == 1 and count == 1:
         pp = 1  # a single-node pipeline needs gpus_per_node, which the profile checks judge
     kv = draw(st.sampled_from([0, 20000]))
+    # A disaggregated instance's transfer listeners, however its engine derives them.
+    role = draw(st.sampled_from(ROLES))
+    transfer = draw(st.sampled_from([0, 30000]))
+    scope = draw(st.sampled_from(TRANSFER_SCOPES))
+    listening = draw(st.sampled_from([frozenset({PREFILL, DECODE}), frozenset({PREFILL})]))
     replay = draw(st.booleans())  # a binding publisher's replay endpoints, after every rank's
     shared_host = draw(st.booleans())  # every node on one host: only the ports keep them apart
     http = draw(st.integers(1024, 9000))
@@ -125,6 +132,9 @@ def replicas(draw: st.DrawFn) -> tuple[Profile, list[NodeInput], int, LayoutRule
             http_port=http + (i * spread if shared_host else 0),
             kv_events_port=kv,
             kv_events_replay=replay,
+            # On one host, each node's transfer ports after the one before's (as an instance's are).
+            kv_transfer_port=transfer + (i * tp * pp * dp if shared_host and transfer else 0),
+            role=role,
         )
         for i in range(count)
     ]
@@ -135,6 +145,7 @@ def replicas(draw: st.DrawFn) -> tuple[Profile, list[NodeInput], int, LayoutRule
         fields["tp"], fields["pp"], fields["gpus_per_node"] = tp, count, tp
     if rules is INTERNAL_ONLY and kv and mode == "external":
         kv = 0
+    rules = attrs.evolve(rules, kv_transfer=KVTransferPorts(roles=listening, scope=scope))
     return profile(**fields), given, leader, rules
 
 
@@ -243,6 +254,8 @@ def test_a_shard_gets_the_slice_the_whole_replica_shows(
             http_port=process.port(HTTP) or node.http_port,
             kv_events_port=node.kv_events_port,
             kv_events_mode="bind" if node.kv_events_replay else "connect",
+            role=node.role,
+            kv_transfer_port=node.kv_transfer_port,
             gpu_indices=process.gpus,
             bind_addr=node.addr,
         )

@@ -72,7 +72,7 @@ def test_a_plan_reads_back_equal_through_json() -> None:
 
 def test_every_plan_says_its_format_and_its_derived_facts() -> None:
     data = shipped(plan())
-    assert data["format_version"] == FORMAT_VERSION == "1.3"
+    assert data["format_version"] == FORMAT_VERSION == "1.4"
     assert data["base_url"] == "http://10.0.0.5:8000"
     assert data["health_url"] == "http://10.0.0.5:8000/health"
     assert data["commands"][1]["shell"] == "/bin/toy --port 8000 --name 'it'\"'\"'s'"
@@ -104,10 +104,10 @@ def test_unknown_fields_of_this_minor_are_errors() -> None:
     [
         ("2.0", "plan.format_version: format 2.0 is not one this enginekit reads (it reads 1.x)"),
         ("0.9", "plan.format_version: format 0.9 is not one this enginekit reads (it reads 1.x)"),
-        (None, "plan.format_version: expected a version like '1.3', got NoneType"),
-        (1.0, "plan.format_version: expected a version like '1.3', got 1.0"),
-        ("1", "plan.format_version: expected a version like '1.3', got '1'"),
-        ("1.0\n", "plan.format_version: expected a version like '1.3', got '1.0\\n'"),
+        (None, "plan.format_version: expected a version like '1.4', got NoneType"),
+        (1.0, "plan.format_version: expected a version like '1.4', got 1.0"),
+        ("1", "plan.format_version: expected a version like '1.4', got '1'"),
+        ("1.0\n", "plan.format_version: expected a version like '1.4', got '1.0\\n'"),
     ],
 )
 def test_other_formats_are_refused(version: object, problem: str) -> None:
@@ -274,7 +274,7 @@ def test_a_rank_that_serves_no_http_has_no_urls() -> None:
 def test_a_plan_without_its_format_version_is_refused_naming_it() -> None:
     data = shipped(plan())
     del data["format_version"]
-    assert refused(data)[0] == "plan.format_version: expected a version like '1.3', got NoneType"
+    assert refused(data)[0] == "plan.format_version: expected a version like '1.4', got NoneType"
 
 
 def test_a_long_leader_exit_or_env_name_is_shown_cut_at_forty_characters() -> None:

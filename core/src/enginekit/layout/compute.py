@@ -26,6 +26,8 @@ from enginekit.layout.model import (
     HEALTH_STUB,
     MAX_PORT,
     MIN_PORT,
+    TRANSFER_LEADER,
+    TRANSFER_RANK,
     Coordination,
     Dial,
     KVEventSource,
@@ -49,6 +51,9 @@ KV_EVENTS = "kv-events"
 #: (vLLM's ``replay_endpoint``): one per rank, after every rank's publisher.
 KV_EVENTS_REPLAY = "kv-events-replay"
 LOOPBACK = "127.0.0.1"
+#: A disaggregated instance's KV-transfer listeners (:attr:`LayoutRules.kv_transfer`):
+#: vLLM's NIXL side channel, SGLang's bootstrap server.
+KV_TRANSFER = "kv-transfer"
 
 
 def layout(
@@ -267,6 +272,34 @@ def _listens(
                 yield Listener(KV_EVENTS_REPLAY, base + ranks[0], len(ranks))
             else:
                 yield Listener(KV_EVENTS_REPLAY, base)
+    transfer = rules.kv_transfer
+    if node.kv_transfer_port and transfer is not None and node.role in transfer.roles:
+        yield from _transfer_listens(profile, node.kv_transfer_port, k, i, ranks, transfer.scope)
+
+
+def _transfer_listens(
+    profile: Profile, base: int, k: int, i: int, ranks: tuple[int, ...], scope: str
+) -> Iterator[Listener]:
+    """A process's KV-transfer listeners: the leader's one port, one per rank, or one per worker."""
+    if scope == TRANSFER_LEADER:
+        if k == 0 and i == 0:
+            yield Listener(KV_TRANSFER, base)
+        return
+    if scope == TRANSFER_RANK:
+        yield Listener(KV_TRANSFER, base + ranks[0], len(ranks))
+        return
+    tp = profile.tp
+    if profile.data_parallel > 1:
+        # A data-parallel rank is on one node: its workers are every tensor-parallel rank.
+        yield Listener(KV_TRANSFER, base + ranks[0] * tp, len(ranks) * tp)
+        return
+    # One rank over the nodes: a node's workers are the tensor-parallel ranks of its GPUs
+    # (all of them where a node holds a whole stage or more of the pipeline).
+    per_node = profile.per_node
+    if per_node >= tp:
+        yield Listener(KV_TRANSFER, base, tp)
+    else:
+        yield Listener(KV_TRANSFER, base + (k * per_node) % tp, per_node)
 
 
 def kv_event_sources(shard: ShardSpec, rules: LayoutRules) -> tuple[KVEventSource, ...]:
@@ -485,6 +518,8 @@ def _overlaps(host: str, placed: list[_Placed]) -> list[tuple[int, int, str]]:
 
 
 def _from(listener: Listener) -> str:
+    if listener.name == KV_TRANSFER:
+        return " (kv_transfer_port plus the data-parallel and tensor-parallel ranks)"
     if listener.name == KV_EVENTS:
         return " (kv_events_port plus the data-parallel ranks)"
     if listener.name == KV_EVENTS_REPLAY:
@@ -522,6 +557,8 @@ def shard_layout(shard: ShardSpec, rules: LayoutRules) -> ProcessLayout:
             http_port=_http_port(shard, k, index),
             kv_events_port=shard.kv_events_port if k == shard.rank else 0,
             kv_events_replay=shard.kv_events_mode == KV_EVENTS_BIND,
+            kv_transfer_port=shard.kv_transfer_port if k == shard.rank else 0,
+            role=shard.role,
         )
         for k in range(shard.nnodes)
     ]

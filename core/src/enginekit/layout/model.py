@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 
 import attrs
 
-from enginekit.spec.model import DP_BALANCING
+from enginekit.spec.model import DECODE, DP_BALANCING, PREFILL
 
 #: A process that serves the replica's API (HTTP) and one that only computes.
 API_SERVER = "api-server"
@@ -58,6 +58,29 @@ def coordination_ports(entries: Iterable[str | Coordination]) -> tuple[Coordinat
     return tuple(ports)
 
 
+#: Where an engine's KV-transfer listeners sit (:attr:`KVTransferPorts.scope`).
+TRANSFER_LEADER, TRANSFER_RANK, TRANSFER_TP_RANK = "leader", "rank", "tp-rank"
+TRANSFER_SCOPES = (TRANSFER_LEADER, TRANSFER_RANK, TRANSFER_TP_RANK)
+
+
+@attrs.frozen(kw_only=True)
+class KVTransferPorts:
+    """Where a disaggregated instance's KV transfer listens, from the shard's ``kv_transfer_port``.
+
+    The engine derives each port from that one base, so the layout derives them alike and
+    a clash between two instances on one node is found before either starts.
+    """
+
+    #: The roles whose processes listen: vLLM's NIXL handshake, both; SGLang's bootstrap
+    #: server, a prefill's alone.
+    roles: frozenset[str] = frozenset({PREFILL, DECODE})
+    #: ``leader``: the instance's first process, on the base port alone (SGLang's bootstrap
+    #: server). ``rank``: each data-parallel rank on the base plus its rank. ``tp-rank``: each
+    #: worker on the base plus its data-parallel rank times the tensor-parallel size, plus
+    #: its tensor-parallel rank (vLLM's NIXL handshake listeners).
+    scope: str = TRANSFER_TP_RANK
+
+
 @attrs.frozen(kw_only=True)
 class LayoutRules:
     """What an engine's layouts look like: the facts the layout function takes from the engine.
@@ -97,6 +120,9 @@ class LayoutRules:
     #: A process that serves no API still listens on its node's HTTP port, for a stub that
     #: answers health checks whatever its state (SGLang's nodes but the first).
     health_stub: bool = False
+    #: Where a prefill or decode instance's KV transfer listens; None for an engine with
+    #: no disaggregated serving.
+    kv_transfer: KVTransferPorts | None = None
 
 
 #: An engine that says nothing of layouts: tensor and pipeline parallel only.
@@ -113,6 +139,8 @@ ANY_ENGINE = LayoutRules(
     kv_events_per_rank=True,
     # Kept for a binding publisher's replay endpoints, whichever engine: see the spec's rule.
     kv_events_replay=True,
+    # The widest any engine derives (vLLM's NIXL side channel), on both roles.
+    kv_transfer=KVTransferPorts(),
 )
 
 
@@ -129,6 +157,11 @@ class NodeInput:
     #: Whether its publishers bind (``kv_events_mode`` ``bind``): each then also binds a
     #: replay endpoint, after every rank's publisher (:func:`kv_events_replay_base`).
     kv_events_replay: bool = False
+    #: The base port of its KV transfer's listeners (:attr:`LayoutRules.kv_transfer`); 0 for none.
+    kv_transfer_port: int = 0
+    #: The role of the instance it runs (``aggregated``, ``prefill``, ``decode``): whether,
+    #: and which, KV-transfer listeners it has.
+    role: str = ""
     #: Its GPUs, as nvidia-smi numbers them; empty when the node does not list them,
     #: and positions 0, 1, ... stand for them.
     gpus: tuple[int, ...] = ()

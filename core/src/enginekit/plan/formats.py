@@ -9,7 +9,7 @@ from enginekit.base.errors import SpecError
 
 #: The version of the JSON plan :meth:`LaunchPlan.to_dict` writes, as ``MAJOR.MINOR``.
 #: A minor release adds optional fields only; anything else is a new major version.
-FORMAT_VERSION = "1.3"
+FORMAT_VERSION = "1.4"
 
 #: Each published schema, by the name ``enginekit schema`` takes.
 SCHEMA_FILES = {

@@ -20,7 +20,7 @@ from enginekit.layout.compute import (
 )
 from enginekit.layout.model import ANY_ENGINE, API_SERVER, Layout, LayoutRules, NodeInput
 from enginekit.spec.convert import folded_names, structure
-from enginekit.spec.model import KV_EVENTS_BIND, Profile, ShardSpec
+from enginekit.spec.model import AGGREGATED, KV_EVENTS_BIND, Profile, ShardSpec
 from enginekit.spec.rules import check_spec
 
 #: Any engine's layout: what a replica's expansion and its checks hold whatever the engine.
@@ -73,6 +73,14 @@ class ReplicaSpec:
     #: routers and indexers that subscribe) or ``connect`` (a subscriber on each node's
     #: loopback ``kv_events_port``). See :attr:`enginekit.ShardSpec.kv_events_mode`.
     kv_events_mode: str = KV_EVENTS_BIND
+    #: What every rank does with a request: ``aggregated``, or one instance of a
+    #: disaggregated replica's ``prefill`` or ``decode`` (see :attr:`enginekit.ShardSpec.role`).
+    role: str = AGGREGATED
+    #: How the instance moves its KV cache (``nixl``…); empty is the engine's default.
+    kv_connector: str = ""
+    #: The first port of the instance's KV-transfer side channel, the same on every node
+    #: (each derives its workers' ports from it); 0 for the engine's default.
+    kv_transfer_port: int = 0
     pool: str = ""
     profile_fp: str = ""
     #: Every node's placement, where the node itself does not say.
@@ -137,7 +145,7 @@ def replica_problems(replica: ReplicaSpec) -> list[str]:
     A problem every rank has (the profile's, the ports') is said once; one of a single
     node's is prefixed with the node (``nodes[1]: gpu_indices: …``).
     """
-    laid_out = needs_layout(replica.profile)
+    laid_out = _laid_out(replica)
     problems = list(_whole(replica, collisions=not laid_out))
     if not problems and laid_out:
         # Every process's ports, checked across the nodes that share a host: a shard
@@ -171,10 +179,15 @@ def replica_layout(replica: ReplicaSpec, rules: LayoutRules) -> Layout:
 
     :raises SpecError: listing every problem: the replica's own, then the layout's.
     """
-    problems = list(_whole(replica, collisions=not needs_layout(replica.profile)))
+    problems = list(_whole(replica, collisions=not _laid_out(replica)))
     if problems:
         raise SpecError(problems)
     return layout(replica.profile, _node_inputs(replica), leader_port=replica.leader_port, rules=rules)
+
+
+def _laid_out(replica: ReplicaSpec) -> bool:
+    """Whether the replica's ports are judged by its layout: data or expert parallel, or a role's transfer."""
+    return needs_layout(replica.profile) or replica.role != AGGREGATED
 
 
 def _node_inputs(replica: ReplicaSpec) -> list[NodeInput]:
@@ -185,6 +198,8 @@ def _node_inputs(replica: ReplicaSpec) -> list[NodeInput]:
             http_port=_port(node.http_port, replica.http_port),
             kv_events_port=_inherit(node, replica.placement, "kv_events_port"),
             kv_events_replay=replica.kv_events_mode == KV_EVENTS_BIND,
+            kv_transfer_port=replica.kv_transfer_port,
+            role=replica.role,
             gpus=_inherit(node, replica.placement, "gpu_indices"),
         )
         for node in nodes
@@ -341,6 +356,9 @@ def _ranks(replica: ReplicaSpec) -> list[ShardSpec]:
                     pool=replica.pool,
                     profile_fp=replica.profile_fp,
                     kv_events_mode=replica.kv_events_mode,
+                    role=replica.role,
+                    kv_connector=replica.kv_connector,
+                    kv_transfer_port=replica.kv_transfer_port,
                     profile=profile,
                     **placement,
                 )

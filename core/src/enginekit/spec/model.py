@@ -31,6 +31,11 @@ DP_BALANCING = ("internal", "hybrid", "external")
 #: Who listens for a shard's KV-cache events (:attr:`ShardSpec.kv_events_mode`).
 KV_EVENTS_BIND, KV_EVENTS_CONNECT = "bind", "connect"
 KV_EVENTS_MODES = (KV_EVENTS_BIND, KV_EVENTS_CONNECT)
+#: What a shard does with a request (:attr:`ShardSpec.role`): all of it, as every shard did
+#: before roles; only the prompt's prefill, handing the KV cache it computed to a decode
+#: instance; or only the decode, from a prefill instance's KV cache.
+AGGREGATED, PREFILL, DECODE = "aggregated", "prefill", "decode"
+ROLES = (AGGREGATED, PREFILL, DECODE)
 
 
 def _dict(value: Mapping[str, str]) -> FrozenDict[str, str]:
@@ -211,6 +216,18 @@ class ShardSpec:
     #: ``--kv-event-source``, expect) or ``connect`` (the publisher connects to a subscriber
     #: on ``127.0.0.1:kv_events_port``, the node agent's, as the Go agent runs one).
     kv_events_mode: str = KV_EVENTS_BIND
+    #: What the shard does with a request (:data:`ROLES`): ``aggregated`` (all of it),
+    #: ``prefill`` (the prompt, whose KV cache a decode instance then takes) or ``decode``
+    #: (the tokens after it, from a prefill's KV cache). The same on every rank of an instance.
+    role: str = AGGREGATED
+    #: How the prefill and decode instances move the KV cache (``nixl``, ``mooncake``), as
+    #: the routers name it; empty is the engine's default. Only with a role.
+    kv_connector: str = ""
+    #: The first port of the KV transfer's side channel, where the instances find each
+    #: other's caches: vLLM's NIXL handshake listeners (which it moves by the data-parallel
+    #: and tensor-parallel rank), SGLang's bootstrap server on a prefill's leader; 0 for the
+    #: engine's default. Only with a role.
+    kv_transfer_port: int = 0
     #: CPU cores placement reserved for a shard with no GPU; 0 leaves it to the engine.
     threads: int = 0
     #: Memory placement reserved for the KV cache of a shard with no GPU, in MiB; the
@@ -333,6 +350,9 @@ GO_NAMES: Mapping[type, Mapping[str, str]] = {
         "api_key": "api_key",
         "kv_events_port": "kv_events_port",
         "kv_events_mode": "kv_events_mode",
+        "role": "role",
+        "kv_connector": "kv_connector",
+        "kv_transfer_port": "kv_transfer_port",
         "threads": "threads",
         "kv_cache_mib": "kv_cache_mib",
         "pool": "Pool",

@@ -15,12 +15,14 @@ import attrs
 from enginekit.base.text import has_unsafe, unsafe_text
 from enginekit.spec.convert import unstructure
 from enginekit.spec.model import (
+    AGGREGATED,
     KV_EVENTS_BIND,
     KV_EVENTS_MODES,
     MAX_GPU_INDEX,
     MAX_KV_CACHE_MIB,
     MAX_NODES,
     MAX_THREADS,
+    ROLES,
     Profile,
     ShardSpec,
     is_mig,
@@ -51,6 +53,8 @@ MAX_GID_INDEX = 255
 #: More devices and adapters than any node has.
 MAX_DEVICES = 1024
 MAX_HCAS = 64
+#: A KV connector's name as the routers and engines spell it (``nixl``, ``mooncake``).
+_CONNECTOR = r"[a-z][a-z0-9_-]{0,31}\Z"
 
 
 def check_spec(spec: ShardSpec) -> list[str]:
@@ -86,6 +90,7 @@ def _problems(spec: ShardSpec) -> Iterator[str]:
         yield from _kv_event_ports(spec)
         if spec.profile.kv_events:
             yield from _kv_event_host(spec)
+    yield from _role(spec)
     if spec.leader_http_port:
         yield from _port("leader_http_port", spec.leader_http_port)
     if not 1 <= spec.nnodes <= MAX_NODES:
@@ -208,6 +213,68 @@ def _kv_event_ports(spec: ShardSpec) -> Iterator[str]:
             yield (
                 f"{field}: {port} is one of the ports the KV-event publisher binds, {first}-{last} "
                 f"(kv_events_port, each data-parallel rank's, then each rank's replay endpoint)"
+            )
+
+
+def _role(spec: ShardSpec) -> Iterator[str]:
+    """A role named as the model names it, and the KV transfer's settings only where a role moves a cache."""
+    if spec.role not in ROLES:
+        yield f"role: expected one of {', '.join(map(repr, ROLES))}, got {repr(spec.role)[:40]}"
+        return
+    if spec.role == AGGREGATED:
+        for field in ("kv_connector", "kv_transfer_port"):
+            if getattr(spec, field):
+                yield (
+                    f"{field}: set, but role is 'aggregated': only a prefill or decode shard "
+                    f"moves a KV cache (role 'prefill' or 'decode')"
+                )
+        return
+    if spec.kv_connector and not re.match(_CONNECTOR, spec.kv_connector):
+        yield (
+            f"kv_connector: expected a connector's name in lower case (nixl, mooncake), "
+            f"got {spec.kv_connector[:40]!r}"
+        )
+    if spec.kv_transfer_port:
+        yield from _port("kv_transfer_port", spec.kv_transfer_port)
+        if 0 < spec.kv_transfer_port <= 65535:
+            yield from _kv_transfer_ports(spec)
+
+
+def kv_transfer_span(profile: Profile) -> int:
+    """How many ports from ``kv_transfer_port`` an instance keeps for its KV transfer, whatever the engine.
+
+    vLLM's NIXL side channel is the widest: each data-parallel rank's workers listen on the
+    base port plus the rank times the tensor-parallel size, plus their tensor-parallel rank.
+    The layout of an engine that listens on fewer keeps no more free than it uses.
+    """
+    return profile.data_parallel * max(profile.tp, 1)
+
+
+def _kv_transfer_ports(spec: ShardSpec) -> Iterator[str]:
+    """The transfer's ports inside 1-65535 and clear of the shard's other ports."""
+    first = spec.kv_transfer_port
+    last = first + kv_transfer_span(spec.profile) - 1
+    if last > 65535:
+        yield (
+            f"kv_transfer_port: {first} leaves no room for the {last - first + 1} port(s) the KV "
+            f"transfer's side channel takes (one per tensor-parallel rank of each data-parallel "
+            f"rank): at most {65536 - (last - first + 1)}"
+        )
+        return
+    events = spec.kv_events_port
+    width = 2 if spec.kv_events_mode == KV_EVENTS_BIND else 1
+    others = [
+        ("http_port", spec.http_port, spec.http_port),
+        ("leader_port", spec.leader_port, spec.leader_port),
+    ]
+    if events:
+        others.append(("kv_events_port", events, events + width * spec.profile.data_parallel - 1))
+    for field, low, high in others:
+        if low and low <= last and first <= high:
+            yield (
+                f"{field}: {low if low == high else f'{low}-{high}'} overlaps the KV transfer's "
+                f"side channel, {first}-{last} (kv_transfer_port, one port per tensor-parallel rank "
+                f"of each data-parallel rank)"
             )
 
 

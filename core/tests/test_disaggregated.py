@@ -1,0 +1,306 @@
+"""Disaggregated replicas: instances laid out without a clash on any host, and every rule across roles said."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+import pytest
+from enginekit.base.errors import SpecError
+from enginekit.layout.compute import KV_TRANSFER, layout
+from enginekit.layout.model import ANY_ENGINE, Layout
+from enginekit.replica.disaggregated import (
+    DisaggregatedSpec,
+    Instance,
+    Role,
+    Router,
+    Transfer,
+    disaggregated_layouts,
+    disaggregated_problems,
+    expand_disaggregated,
+    instances,
+    is_disaggregated,
+    load_disaggregated,
+)
+from enginekit.replica.spec import Placement, ReplicaNode, _node_inputs
+from enginekit.spec.model import Profile
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+def profile(**fields: object) -> Profile:
+    base: dict[str, object] = {"name": "p", "engine": "sim", "model_path": "/m"}
+    return Profile(**{**base, **fields})  # type: ignore[arg-type]
+
+
+def spec(**fields: object) -> DisaggregatedSpec:
+    base: dict[str, object] = {
+        "replica_id": "pd",
+        "transfer": Transfer(connector="nixl", port=5600),
+        "router": Router(port=8000, metrics_port=29000),
+        "prefill": Role(
+            profile=profile(),
+            http_port=8100,
+            instances=(
+                Instance(placement=Placement(gpu_indices=(0,))),
+                Instance(placement=Placement(gpu_indices=(1,))),
+            ),
+        ),
+        "decode": Role(
+            profile=profile(tp=2),
+            http_port=8200,
+            instances=(Instance(placement=Placement(gpu_indices=(2, 3))),),
+        ),
+    }
+    return DisaggregatedSpec(**{**base, **fields})  # type: ignore[arg-type]
+
+
+# --- what the tests check, written independently of the code under test ---------------
+
+
+def taken(layouts: Sequence[tuple[str, Layout]], router: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Every (host, port) two listeners take, across all instances and the router, port by port."""
+    seen: dict[tuple[str, int], int] = {}
+    for _, laid in layouts:
+        for process in laid.processes():
+            host = laid.nodes[process.node].addr or "local"
+            for listener in (*process.listens, *process.reserves):
+                for port in range(listener.port, listener.port + listener.count):
+                    seen[(host, port)] = seen.get((host, port), 0) + 1
+    for host, port in router:
+        seen[(host or "local", port)] = seen.get((host or "local", port), 0) + 1
+    return [key for key, count in seen.items() if count > 1]
+
+
+@st.composite
+def disaggregated(draw: st.DrawFn) -> DisaggregatedSpec:
+    """A valid disaggregated replica: several instances of each role, all on one host or spread."""
+    one_host = draw(st.booleans())
+    gpu = iter(range(1000))
+    roles = {}
+    for name, http in (("prefill", draw(st.integers(2000, 3000))), ("decode", draw(st.integers(4000, 5000)))):
+        tp = draw(st.sampled_from([1, 2, 4]))
+        dp = draw(st.sampled_from([1, 1, 2]))
+        count = draw(st.integers(1, 4))
+        nodes: list[Instance] = []
+        for i in range(count):
+            gpus = tuple(next(gpu) for _ in range(tp * dp))
+            addr = "10.0.0.1" if one_host else f"10.0.{1 if name == 'prefill' else 2}.{i + 1}"
+            node = ReplicaNode(addr=addr, gpu_indices=gpus)
+            # A data-parallel instance's coordination ports: each its own block.
+            leader = 20000 + 100 * (i + (10 if name == "decode" else 0)) if dp > 1 else 0
+            nodes.append(Instance(nodes=(node,), leader_port=leader))
+        # Data-parallel API servers: one per rank under external balancing, each on the next port.
+        mode = draw(st.sampled_from(["internal", "external"])) if dp > 1 else "internal"
+        spread = dp if mode == "external" else 1
+        nodes = [attrs.evolve(n, http_port=http + i * spread) for i, n in enumerate(nodes)]
+        roles[name] = Role(profile=profile(tp=tp, dp=dp, dp_balancing=mode), instances=tuple(nodes))
+    return DisaggregatedSpec(
+        replica_id="pd",
+        transfer=Transfer(port=draw(st.integers(30000, 40000))),
+        router=Router(addr="10.0.0.1", port=8000, metrics_port=29000),
+        prefill=roles["prefill"],
+        decode=roles["decode"],
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(disaggregated())
+def test_no_two_listeners_of_any_valid_disaggregated_replica_collide_on_a_host(
+    case: DisaggregatedSpec,
+) -> None:
+    assert disaggregated_problems(case) == []
+    laid = disaggregated_layouts(case)
+    router = [("10.0.0.1", case.router.port), ("10.0.0.1", case.router.metrics_port)]
+    assert taken([(i.where, one) for i, one in laid], router) == []
+    # Every instance has its side channel, on ports no other instance's derives.
+    transfer = [
+        port
+        for _, one in laid
+        for p in one.processes()
+        for listener in p.listens
+        if listener.name == KV_TRANSFER
+        for port in range(listener.port, listener.last + 1)
+    ]
+    assert len(transfer) == len(set(transfer)) >= len(laid)
+
+
+@settings(max_examples=100, deadline=None)
+@given(disaggregated(), st.data())
+def test_two_instances_given_one_port_on_one_host_are_refused_naming_both(
+    case: DisaggregatedSpec, data: st.DataObject
+) -> None:
+    decode = case.decode.instances[0]
+    prefill = case.prefill.instances[0]
+    clash = attrs.evolve(
+        decode,
+        http_port=prefill.http_port,
+        nodes=prefill.nodes[:1] and (attrs.evolve(decode.nodes[0], addr=prefill.nodes[0].addr),),
+    )
+    broken = attrs.evolve(
+        case, decode=attrs.evolve(case.decode, instances=(clash, *case.decode.instances[1:]))
+    )
+    problems = disaggregated_problems(broken)
+    assert any(
+        "overlaps" in p and "decode.instances[0]" in p and "prefill.instances[0]" in p for p in problems
+    ), problems
+
+
+def test_instances_take_their_roles_http_ports_and_the_side_channels_one_after_another() -> None:
+    laid = instances(spec())
+    assert [(i.where, i.replica.http_port, i.replica.kv_transfer_port) for i in laid] == [
+        ("prefill.instances[0]", 8100, 5600),
+        ("prefill.instances[1]", 8101, 5601),
+        ("decode.instances[0]", 8200, 5602),  # prefill's take one port each (TP 1)
+    ]
+    assert {i.replica.role for i in laid} == {"prefill", "decode"}
+    assert {i.replica.kv_connector for i in laid} == {"nixl"}
+    shards = {s.shard_id: s for _, ranks in expand_disaggregated(spec()) for s in ranks}
+    assert sorted(shards) == ["pd-decode-0-0", "pd-prefill-0-0", "pd-prefill-1-0"]
+    assert shards["pd-decode-0-0"].role == "decode"
+    assert shards["pd-decode-0-0"].gpu_indices == (2, 3)
+
+
+def test_a_decode_instance_with_tp_2_keeps_two_side_channel_ports() -> None:
+    (_, laid), *_ = [(i, one) for i, one in disaggregated_layouts(spec()) if i.role == "decode"]
+    (process,) = laid.processes()
+    assert [(x.name, x.port, x.count) for x in process.listens if x.name == KV_TRANSFER] == [
+        (KV_TRANSFER, 5602, 2)
+    ]
+
+
+def test_the_roles_must_serve_one_model_with_one_engine() -> None:
+    broken = spec(
+        decode=Role(
+            profile=profile(engine="vllm", model_path="/other", served_model_name="x"), http_port=8200
+        )
+    )
+    problems = disaggregated_problems(broken)
+    assert any(p.startswith("decode.profile.engine: 'vllm', but prefill runs 'sim'") for p in problems)
+    assert any(p.startswith("decode.profile.model_path: '/other'") for p in problems)
+    assert any(p.startswith("decode.profile.served_model_name: 'x'") for p in problems)
+
+
+def test_each_role_needs_an_instance_and_the_transfer_a_port_with_room() -> None:
+    problems = disaggregated_problems(
+        spec(transfer=Transfer(port=0), prefill=Role(profile=profile(), instances=()))
+    )
+    assert "prefill.instances: a disaggregated replica needs at least one prefill instance" in problems
+    assert any(p.startswith("transfer.port: expected a port in 1-65535") for p in problems)
+    problems = disaggregated_problems(spec(transfer=Transfer(port=65534)))
+    assert any(
+        "leaves no room for the 4 side-channel port(s)" in p and "at most 65532" in p for p in problems
+    )
+
+
+def test_the_router_may_not_take_an_instances_port_or_its_own_twice() -> None:
+    problems = disaggregated_problems(spec(router=Router(port=8101)))
+    assert problems == [
+        "router.port overlaps prefill.instances[1] node 0's http 8101 on the same host (this host)"
+    ]
+    problems = disaggregated_problems(spec(router=Router(port=8000, metrics_port=8000)))
+    assert "router.metrics_port: 8000 is the router's own port" in problems
+    problems = disaggregated_problems(spec(router=Router(port=0, host="-x")))
+    assert any(p.startswith("router.port: expected a port") for p in problems)
+    assert "router.host: expected a host name or IP address, got '-x'" in problems
+
+
+def test_two_instances_on_one_gpu_of_one_host_are_refused() -> None:
+    decode = Role(
+        profile=profile(tp=2), http_port=8200, instances=(Instance(placement=Placement(gpu_indices=(1, 2))),)
+    )
+    assert disaggregated_problems(spec(decode=decode)) == [
+        "decode.instances[0] node 0: GPU 1 is prefill.instances[1] node 0's too, on the same host (this host)"
+    ]
+    # On another host, the same index is another GPU.
+    apart = Instance(nodes=(ReplicaNode(addr="10.0.0.9", gpu_indices=(1, 2)),))
+    assert disaggregated_problems(spec(decode=attrs.evolve(decode, instances=(apart,)))) == []
+
+
+def test_an_instances_own_problems_name_the_instance() -> None:
+    broken = spec(
+        decode=Role(
+            profile=profile(tp=2),
+            http_port=8200,
+            instances=(Instance(placement=Placement(gpu_indices=(2,))),),
+        )
+    )
+    assert any(
+        p.startswith("decode.instances[0]: nodes[0].gpu_indices: the layout puts 2 GPU(s) on each node")
+        for p in disaggregated_problems(broken)
+    ), disaggregated_problems(broken)
+    with pytest.raises(SpecError):
+        expand_disaggregated(broken)
+
+
+def test_a_disaggregated_spec_loads_from_toml_and_is_told_from_a_replica() -> None:
+    text = """
+replica_id = "pd"
+[transfer]
+connector = "nixl"
+port = 5600
+[router]
+port = 8000
+[prefill]
+http_port = 8100
+profile = { name = "p", engine = "sim", model_path = "/m" }
+[[prefill.instances]]
+placement = { gpu_indices = [0] }
+[decode]
+http_port = 8200
+profile = { name = "d", engine = "sim", model_path = "/m" }
+"""
+    loaded = load_disaggregated(text)
+    assert loaded.transfer == Transfer(connector="nixl", port=5600)
+    assert len(loaded.decode.instances) == 1  # one instance where none is listed
+    assert disaggregated_problems(loaded) == []
+    assert is_disaggregated({"prefill": {}, "decode": {}})
+    assert not is_disaggregated({"profile": {}, "prefill": 1})
+    with pytest.raises(SpecError) as caught:
+        load_disaggregated(text.replace("port = 5600", "port = 5600\nbogus = 1"))
+    assert any("bogus" in p for p in caught.value.problems)
+
+
+def test_an_aggregated_shard_takes_no_transfer_settings_and_a_role_is_one_of_three() -> None:
+    from enginekit.spec.model import ShardSpec
+    from enginekit.spec.rules import check_spec
+
+    p = profile(tp=2)
+    assert any(
+        "kv_transfer_port: set, but role is 'aggregated'" in x
+        for x in check_spec(ShardSpec(profile=p, http_port=8000, kv_transfer_port=5600))
+    )
+    assert any(
+        "kv_connector: set, but role is 'aggregated'" in x
+        for x in check_spec(ShardSpec(profile=p, http_port=8000, kv_connector="nixl"))
+    )
+    assert any(
+        "role: expected one of 'aggregated', 'prefill', 'decode', got 'both'" in x
+        for x in check_spec(ShardSpec(profile=p, http_port=8000, role="both"))
+    )
+    assert any(
+        "kv_connector: expected a connector's name" in x
+        for x in check_spec(ShardSpec(profile=p, http_port=8000, role="decode", kv_connector="Nixl"))
+    )
+    clash = check_spec(ShardSpec(profile=p, http_port=5601, role="prefill", kv_transfer_port=5600))
+    assert any("http_port: 5601 overlaps the KV transfer's side channel, 5600-5601" in x for x in clash)
+    high = check_spec(ShardSpec(profile=p, http_port=8000, role="prefill", kv_transfer_port=65535))
+    assert any("kv_transfer_port: 65535 leaves no room for the 2 port(s)" in x for x in high)
+    events = check_spec(
+        ShardSpec(profile=p, http_port=8000, role="prefill", kv_transfer_port=5600, kv_events_port=5599)
+    )
+    # A binding publisher takes 5599 and its replay 5600.
+    assert any("kv_events_port: 5599-5600 overlaps" in x for x in events)
+    assert (
+        check_spec(
+            ShardSpec(profile=p, http_port=8000, role="decode", kv_transfer_port=5600, kv_connector="nixl")
+        )
+        == []
+    )
+
+
+def test_the_layout_of_an_instance_is_the_one_layout_functions() -> None:
+    first = instances(spec())[2].replica
+    assert disaggregated_layouts(spec())[2][1] == layout(
+        first.profile, _node_inputs(first), leader_port=first.leader_port, rules=ANY_ENGINE
+    )
