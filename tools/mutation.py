@@ -110,6 +110,7 @@ TARGETS: tuple[Target, ...] = (
             "tests/test_speccheck.py",
             "tests/test_placement_rules_pinned.py",
             "tests/test_spec_limits_pinned.py",
+            "tests/test_disaggregated.py",
             *_trust(
                 "an_ipv6_zone_is_an_interface_name", "an_ipv6_zone_that_is_an_interface_name_is_accepted"
             ),
@@ -193,13 +194,21 @@ TARGETS: tuple[Target, ...] = (
             "tests/test_replica_layout.py",
             "tests/test_replica.py",
             "tests/test_kv_events_wiring.py",
+            "tests/test_disaggregated.py",
         ),
     ),
     Target(
         "core.router",
         "core",
         "src/enginekit/replica/router.py",
-        ("tests/test_router.py",),
+        ("tests/test_router.py", "tests/test_router_pd.py"),
+    ),
+    # Issue 27's disaggregated replica: its instances' ports and GPUs across hosts.
+    Target(
+        "core.disaggregated",
+        "core",
+        "src/enginekit/replica/disaggregated.py",
+        ("tests/test_disaggregated.py",),
     ),
     Target(
         "core.replica",
@@ -354,6 +363,13 @@ TARGETS: tuple[Target, ...] = (
         "plugins/vllm",
         "src/enginekit_vllm/dataparallel.py",
         ("tests/test_vllm_dataparallel.py",),
+    ),
+    # Issue 27: a prefill or decode instance's NIXL settings (side channel host and port).
+    Target(
+        "vllm.disaggregated",
+        "plugins/vllm",
+        "src/enginekit_vllm/disaggregated.py",
+        ("tests/test_vllm_disaggregated.py",),
     ),
     Target(
         "sglang.policy",

@@ -20,14 +20,25 @@ if TYPE_CHECKING:
     from enginekit.base.errors import ConfigError, EngineError, SpecError
     from enginekit.base.text import host_port
     from enginekit.base.versions import Version, newest_at_or_below, parse_version
-    from enginekit.layout.compute import kv_event_sources, kv_events_endpoints, kv_events_wiring, shard_layout
+    from enginekit.layout.compute import (
+        KV_TRANSFER,
+        kv_event_sources,
+        kv_events_endpoints,
+        kv_events_wiring,
+        reachable_host,
+        shard_layout,
+    )
     from enginekit.layout.model import (
         API_SERVER,
         HEADLESS,
         HEALTH_STUB,
+        TRANSFER_LEADER,
+        TRANSFER_RANK,
+        TRANSFER_TP_RANK,
         Coordination,
         Dial,
         KVEventSource,
+        KVTransferPorts,
         LayoutRules,
         Listener,
         ProcessLayout,
@@ -89,7 +100,19 @@ if TYPE_CHECKING:
         ReleaseOptions,
         check_option_document,
     )
-    from enginekit.spec.model import DP_BALANCING, Adapter, Command, GPUInfo, Profile, ShardSpec, is_mig
+    from enginekit.spec.model import (
+        AGGREGATED,
+        DECODE,
+        DP_BALANCING,
+        PREFILL,
+        ROLES,
+        Adapter,
+        Command,
+        GPUInfo,
+        Profile,
+        ShardSpec,
+        is_mig,
+    )
 
 #: Each name of the plugin API and the module it lives in, imported on first use (PEP 562).
 #: ``enginekit engines`` imports every engine plugin, and a plugin's import needs only its
@@ -110,6 +133,16 @@ _EXPORTS = {
     "kv_event_sources": "enginekit.layout.compute",
     "kv_events_wiring": "enginekit.layout.compute",
     "KVEventSource": "enginekit.layout.model",
+    "KVTransferPorts": "enginekit.layout.model",
+    "KV_TRANSFER": "enginekit.layout.compute",
+    "TRANSFER_LEADER": "enginekit.layout.model",
+    "TRANSFER_RANK": "enginekit.layout.model",
+    "TRANSFER_TP_RANK": "enginekit.layout.model",
+    "reachable_host": "enginekit.layout.compute",
+    "AGGREGATED": "enginekit.spec.model",
+    "PREFILL": "enginekit.spec.model",
+    "DECODE": "enginekit.spec.model",
+    "ROLES": "enginekit.spec.model",
     "Adapter": "enginekit.spec.model",
     "Allowable": "enginekit.policy.fields",
     "ArgSyntax": "enginekit.policy.args",
@@ -183,14 +216,22 @@ _EXPORTS = {
 
 
 __all__ = [
+    "AGGREGATED",
     "API_SERVER",
     "API_VERSION",
+    "DECODE",
     "DEFAULT_HEALTH_PATH",
     "DEFAULT_METRICS_PATH",
     "DP_BALANCING",
     "ENTRY_POINT_GROUP",
     "HEADLESS",
     "HEALTH_STUB",
+    "KV_TRANSFER",
+    "PREFILL",
+    "ROLES",
+    "TRANSFER_LEADER",
+    "TRANSFER_RANK",
+    "TRANSFER_TP_RANK",
     "TUNABLE",
     "Adapter",
     "Allowable",
@@ -208,6 +249,7 @@ __all__ = [
     "FileArg",
     "GPUInfo",
     "KVEventSource",
+    "KVTransferPorts",
     "LayoutRules",
     "Listener",
     "OptionRename",
@@ -253,6 +295,7 @@ __all__ = [
     "placement_env",
     "positional_problems",
     "quantization_of",
+    "reachable_host",
     "read_argparse",
     "read_click",
     "read_table_module",

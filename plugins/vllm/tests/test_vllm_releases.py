@@ -39,6 +39,9 @@ def _shards(release: str) -> list[tuple[VllmConfig, ShardSpec]]:
         (VllmConfig(version=release), single(profile=lora, kv_events_port=41007)),
         (VllmConfig(version=release), single(profile=profile(tp=1, args=()), **cpu)),
         (VllmConfig(version=release, multinode="ray"), two_node(0)),
+        # A disaggregated replica's instances: --kv-transfer-config.
+        (VllmConfig(version=release), single(role="prefill", kv_transfer_port=5600)),
+        (VllmConfig(version=release), single(role="decode", kv_transfer_port=5608)),
     ]
     if vllm_release(release) >= NATIVE_MULTINODE_SINCE:
         shards += [(VllmConfig(version=release), two_node(rank, **cpu)) for rank in (0, 1)]

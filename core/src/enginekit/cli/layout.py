@@ -34,6 +34,10 @@ def show(run: Run) -> int:
     from enginekit.replica.spec import expand, load_replica, replica_layout
 
     raw, _ = run.document(run.args.replica)
+    from enginekit.replica.disaggregated import is_disaggregated
+
+    if is_disaggregated(raw):
+        return _show_disaggregated(run, raw)
     replica = load_replica(raw, lenient=run.config.lenient)
     engine = run.registry.engine(replica.profile.engine)
     try:
@@ -53,6 +57,71 @@ def show(run: Run) -> int:
     else:
         run.out.write(as_text(replica, laid))
     return EXIT_OK
+
+
+def _show_disaggregated(run: Run, raw: Any) -> int:
+    """Each instance's layout under its engine's rules, and the router's ports; shards checked."""
+    from enginekit.base.errors import SpecError
+    from enginekit.replica.disaggregated import (
+        disaggregated_layouts,
+        expand_disaggregated,
+        load_disaggregated,
+        router_host,
+    )
+
+    spec = load_disaggregated(raw, lenient=run.config.lenient)
+    engines = {
+        role: run.registry.engine(getattr(spec, role).profile.engine) for role in ("prefill", "decode")
+    }
+    try:
+        laid = disaggregated_layouts(spec, {role: e.layout_rules for role, e in engines.items()})
+        expanded = expand_disaggregated(spec)
+        shards = [shard for _, ranks in expanded for shard in ranks]
+        problems = [
+            p for instance, ranks in expanded for s in ranks for p in engines[instance.role].problems(s)
+        ]
+    except SpecError as exc:
+        raise Invalid(exc.problems) from None
+    if problems:
+        raise Invalid(list(dict.fromkeys(problems)))
+    if run.args.shards:
+        write_shards(Path(run.args.shards), shards, run)
+    addr, host = router_host(spec)
+    if run.args.json:
+        import json
+
+        import attrs
+
+        data = {
+            "replica_id": spec.replica_id,
+            "router": {
+                "addr": addr,
+                "host": host,
+                "port": spec.router.port,
+                "metrics_port": spec.router.metrics_port,
+            },
+            "instances": [
+                {"role": i.role, "index": i.index, "engine": i.replica.profile.engine, **attrs.asdict(one)}
+                for i, one in laid
+            ],
+        }
+        print(json.dumps(data, indent=2), file=run.out)
+        return EXIT_OK
+    metrics = f", metrics {spec.router.metrics_port}" if spec.router.metrics_port else ""
+    on = addr or "the first prefill node"
+    out = [f"router of {spec.replica_id or '(unnamed)'}: {host}:{spec.router.port}{metrics} (on {on})"]
+    for instance, one in laid:
+        heading = as_text(_titled(instance.replica, f"{instance.where}"), one)
+        out.append(heading.rstrip("\n"))
+    run.out.write("\n\n".join(out) + "\n")
+    return EXIT_OK
+
+
+def _titled(replica: ReplicaSpec, where: str) -> ReplicaSpec:
+    """The instance as its table names it: its id and its place among the roles."""
+    import attrs
+
+    return attrs.evolve(replica, replica_id=f"{replica.replica_id or '(unnamed)'} ({where}, {replica.role})")
 
 
 def write_shards(folder: Path, shards: Sequence[ShardSpec], run: Run) -> None:

@@ -17,6 +17,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         DEFAULT_BLOCK_SIZE,
         DEFAULT_METRICS_PORT,
         KV_AWARE,
+        PD_DEFAULT_POLICY,
         POLICIES,
         VLLM_ROUTER,
     )
@@ -25,7 +26,10 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "specs",
         metavar="SPEC",
         nargs="+",
-        help="the shard spec of each API server the router fronts, as given to `enginekit run`",
+        help=(
+            "the shard spec of each API server the router fronts, as given to `enginekit run`: "
+            "aggregated workers, or a disaggregated replica's prefill and decode instances"
+        ),
     )
     parser.add_argument("--port", type=count, required=True, help="where clients reach the router")
     parser.add_argument("--host", default="127.0.0.1", help="the address it binds (default: 127.0.0.1)")
@@ -35,7 +39,20 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_METRICS_PORT,
         help=f"its Prometheus port, on --host (default: {DEFAULT_METRICS_PORT}, vllm-router's)",
     )
-    parser.add_argument("--policy", choices=POLICIES, default=KV_AWARE, help=f"default: {KV_AWARE}")
+    parser.add_argument(
+        "--policy",
+        choices=POLICIES,
+        default=None,
+        help=f"default: {KV_AWARE}, or {PD_DEFAULT_POLICY} in front of prefill and decode instances",
+    )
+    parser.add_argument(
+        "--unchecked-clients",
+        action="store_true",
+        help=(
+            "in front of prefill and decode instances with a key, serve beyond loopback although "
+            "vllm-router checks no client's key there: only behind a gateway that checks every client"
+        ),
+    )
     parser.add_argument(
         "--block-size",
         type=count,
@@ -55,16 +72,24 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 def router(run: Run) -> int:
     """Plan every shard, build the router's command from the plans, and print it or exec it."""
     from enginekit.cli.plans import plan_for
-    from enginekit.replica.router import RouterOptions, router_command
+    from enginekit.replica.router import (
+        KV_AWARE,
+        PD_DEFAULT_POLICY,
+        RouterOptions,
+        is_disaggregated,
+        router_command,
+    )
 
     args = run.args
     if not args.executable:
         raise Invalid(["router: --executable: expected the router program, got ''"], code=EXIT_UNUSABLE)
     plans = [plan_for(run, source) for source in args.specs]
+    policy = args.policy or (PD_DEFAULT_POLICY if is_disaggregated(plans) else KV_AWARE)
     options = RouterOptions(
         port=args.port,
         host=args.host,
-        policy=args.policy,
+        policy=policy,
+        unchecked_clients=args.unchecked_clients,
         block_size=args.block_size,
         executable=args.executable,
         metrics_port=args.metrics_port,
@@ -85,9 +110,16 @@ def router(run: Run) -> int:
     if args.dry_run:
         import json
 
+        from enginekit.base.secrets import MASK
+
         removed = sorted(names | (run.environ.keys() - env.keys()))
-        print(json.dumps({"argv": list(command.argv()), "removed_env": removed}, indent=2), file=run.out)
+        given = {name: MASK if name in command.secret_env else value for name, value in command.env.items()}
+        shown = {"argv": list(command.argv()), "removed_env": removed, "env": given}
+        print(json.dumps(shown, indent=2), file=run.out)
         return EXIT_OK
+    # What the router itself is given (the key a PD router calls the instances with) goes
+    # in after the node's keys were taken out.
+    env.update(command.env)
     try:
         # The router replaces this process: whoever supervises enginekit supervises the router.
         os.execvpe(command.path, list(command.argv()), env)

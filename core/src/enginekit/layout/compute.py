@@ -334,7 +334,7 @@ def kv_event_sources(shard: ShardSpec, rules: LayoutRules) -> tuple[KVEventSourc
         )
     else:
         return ()
-    host = _consumer_host(shard)
+    host = reachable_host(shard)
     ports = {listener.name: listener.port for listener in listens}
     return tuple(
         KVEventSource(
@@ -392,8 +392,14 @@ def kv_events_wiring(shard: ShardSpec, *, per_rank: bool, replay: bool, bind_hos
     return said + "; the batches carry the prompts' token ids: keep the port from untrusted networks"
 
 
-def _consumer_host(shard: ShardSpec) -> str:
-    """Where another process reaches the shard: its bind address, else the leader's, else loopback."""
+def reachable_host(shard: ShardSpec) -> str:
+    """Where another process reaches the shard; pure.
+
+    Its bind address, else the leader's address on the first node (where the replica is
+    dialed), else loopback: only a process on the same host reaches a shard that says no
+    address of its own. What a subscriber to its KV events dials, and where a vLLM
+    instance's NIXL side channel says it is.
+    """
     if not listens_everywhere(shard.bind_addr):
         return shard.bind_addr
     return shard.leader_addr if shard.rank == 0 and shard.leader_addr else LOOPBACK

@@ -23,7 +23,7 @@ from enginekit.policy.args import ParsedArgs
 from enginekit.policy.checks import arg_policy_problems, bounds_problems, validate_common
 from enginekit.policy.engine import EnginePolicy
 from enginekit.policy.env import CREDENTIALS, DEFAULT_POLICY, RESERVED, EnvPolicy, floor_group
-from enginekit.spec.model import Adapter, Command, GPUInfo, Profile, ShardSpec
+from enginekit.spec.model import AGGREGATED, Adapter, Command, GPUInfo, Profile, ShardSpec
 from enginekit.spec.rules import check_spec, listens_everywhere, same_ip
 
 if TYPE_CHECKING:
@@ -216,6 +216,14 @@ class Engine:
         self._check(shard.profile)
         try:
             problems = self.validate(shard.profile, gpus) + check_spec(shard)
+            if not problems and shard.role != AGGREGATED and self.layout_rules.kv_transfer is None:
+                # An engine that says nothing of a KV transfer would start an aggregated
+                # server that no decode instance can read from: refused, not ignored.
+                engine = self.layout_rules.named or f"engine {self.name!r}"
+                problems = [
+                    f"role: {shard.role!r}: {engine} serves no disaggregated role in enginekit "
+                    f"(its plugin declares no KV transfer, LayoutRules.kv_transfer): run it aggregated"
+                ]
             if not problems and _lays_out(shard):
                 problems = self._layout_problems(shard)
         except EnginekitError as exc:

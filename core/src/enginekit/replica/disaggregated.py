@@ -263,6 +263,14 @@ def _whole(spec: DisaggregatedSpec) -> Iterator[str]:
             f"decode.profile.served_model_name: {decode.model_name()!r}, but prefill serves "
             f"{prefill.model_name()!r}: the router sends one request to both"
         )
+    low, high = sorted((max(prefill.tp, 1), max(decode.tp, 1)))
+    if high % low:
+        # vLLM's NIXL (from 0.14.0) and SGLang map each decode worker's heads to prefill
+        # workers only when one tensor-parallel size divides the other.
+        yield (
+            f"decode.profile.tp: {decode.tp}, and prefill's is {prefill.tp}: the KV cache moves "
+            f"between them only when one tensor-parallel size divides the other"
+        )
     if not MIN_PORT <= spec.transfer.port <= MAX_PORT:
         yield (
             f"transfer.port: expected a port in {MIN_PORT}-{MAX_PORT}: the side channels' first port, "

@@ -10,6 +10,14 @@ takes a key only on argv (``--api-key``), and uses it only for its own calls to 
 under intra-node data parallel, which is not built here. Clients send their key; the
 router forwards the request's ``Authorization`` header to the worker it picks, and the
 worker checks it.
+
+In front of a disaggregated replica's prefill and decode instances (plans with a
+``role``), ``vllm-router --vllm-pd-disaggregation`` sends each request to a prefill, then
+to a decode with the prefill's ``kv_transfer_params``. It forwards no client's
+``Authorization`` there: it calls both with ``Bearer $OPENAI_API_KEY`` of its own
+environment, and checks no client's key (vllm-router 0.1.17, observed). So the key is
+given to it in that variable (never on argv), and a router holding a key is refused on an
+address beyond loopback unless the caller says a gateway in front checks clients.
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ import attrs
 from enginekit.base.errors import SpecError
 from enginekit.base.text import host_port
 from enginekit.plan.launch import LaunchPlan
-from enginekit.spec.model import Command
+from enginekit.spec.model import AGGREGATED, DECODE, PREFILL, Command
 from enginekit.spec.rules import is_host
 
 #: The routers enginekit builds a command for.
@@ -42,6 +50,12 @@ KV_AWARE = "kv_aware"
 DEFAULT_BLOCK_SIZE = 16
 #: vllm-router's own Prometheus port.
 DEFAULT_METRICS_PORT = 29000
+#: The variable vllm-router's PD mode reads the key it calls the instances with from.
+PD_KEY_VAR = "OPENAI_API_KEY"
+#: The policy a PD router takes when none is given: kv_aware is not built for PD here.
+PD_DEFAULT_POLICY = "round_robin"
+#: The KV connectors vllm-router's PD mode knows (``--kv-connector``).
+PD_CONNECTORS = ("nixl", "mooncake", "moriio")
 #: What a vLLM worker needs to answer ``/v1/completions/render``, which a ``kv_aware``
 #: vllm-router asks every worker for before it routes (vLLM 0.30 on; 403 without).
 SCALE_OUT = "--enable-scale-out"
@@ -69,6 +83,10 @@ class RouterOptions:
     block_size: int = DEFAULT_BLOCK_SIZE
     executable: str = VLLM_ROUTER
     metrics_port: int = DEFAULT_METRICS_PORT
+    #: In front of prefill and decode instances with a key, serve on an address beyond
+    #: loopback although vllm-router checks no client's key there: only where a gateway in
+    #: front checks every client.
+    unchecked_clients: bool = False
 
 
 def router_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list[str]:
@@ -89,6 +107,8 @@ def router_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list
         problems.append(f"router block size: expected 1-4096 tokens, got {options.block_size}")
     if not plans:
         problems.append("router: give the shard specs of the API servers it fronts")
+    if is_disaggregated(plans):
+        return problems + _pd_problems(plans, options)
     models = {plan.shard.profile.model_name() for plan in plans}
     if len(models) > 1:
         shown = ", ".join(sorted(models))
@@ -131,6 +151,78 @@ def router_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list
                 f"before it routes, which vLLM answers only with it"
             )
     return problems
+
+
+def is_disaggregated(plans: Sequence[LaunchPlan]) -> bool:
+    """Whether ``plans`` are a disaggregated replica's instances: any of them has a role."""
+    return any(plan.shard.role != AGGREGATED for plan in plans)
+
+
+def _pd_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list[str]:
+    """Why vllm-router's PD mode cannot front these prefill and decode instances."""
+    problems = []
+    roles = {plan.shard.role for plan in plans}
+    if AGGREGATED in roles:
+        problems.append(
+            "router: some workers are prefill or decode instances and some aggregated: a PD router "
+            "fronts prefill and decode instances only"
+        )
+    for role in (PREFILL, DECODE):
+        if role not in roles:
+            problems.append(f"router: no {role} instance among the workers: a PD router needs both roles")
+    if options.policy == KV_AWARE:
+        problems.append(
+            "router policy: kv_aware in front of prefill and decode instances is not built yet: "
+            "give --policy round_robin (or another)"
+        )
+    models = {plan.shard.profile.model_name() for plan in plans}
+    if len(models) > 1:
+        problems.append(f"router: its workers serve different models ({', '.join(sorted(models))})")
+    connectors = {plan.shard.kv_connector or "nixl" for plan in plans}
+    if len(connectors) > 1 or not connectors <= set(PD_CONNECTORS):
+        problems.append(
+            f"router: kv_connector: the instances say {', '.join(sorted(connectors))}; vllm-router "
+            f"moves one of {', '.join(PD_CONNECTORS)} for all of them"
+        )
+    sizes = {block_size(plan.commands[-1].args) for plan in plans}
+    if len(sizes) > 1:
+        shown = ", ".join("the default" if s is None else str(s) for s in sorted(sizes, key=lambda s: s or 0))
+        problems.append(
+            f"router: the instances' --block-size differ ({shown}): a decode instance reads the "
+            f"prefill's cache block by block, so both roles use one block size"
+        )
+    keys = {plan.shard.api_key for plan in plans}
+    if len(keys) > 1:
+        problems.append(
+            "router: the instances demand different API keys, and vllm-router calls them all with one"
+        )
+    if keys - {""} and not options.unchecked_clients and not _loopback(options.host):
+        problems.append(
+            f"router host: {options.host}: vllm-router's PD mode checks no client's key and calls the "
+            f"instances with the key itself, so anyone who reaches {options.host} would be served: bind "
+            f"it on loopback behind a gateway, or say that a gateway in front checks every client "
+            f"(--unchecked-clients)"
+        )
+    urls: dict[str, int] = {}
+    for i, plan in enumerate(plans):
+        name = f"shard spec {plan.shard.shard_id or '(unnamed)'}"
+        if not plan.serves_http:
+            problems.append(f"{name}: serves no HTTP (a worker rank): give the router the API servers only")
+            continue
+        if plan.shard.profile.data_parallel > 1:
+            problems.append(
+                f"{name}: profile {plan.shard.profile.name!r}: a data-parallel instance behind vllm-router "
+                f"is not built yet"
+            )
+        first = urls.setdefault(plan.base_url, i)
+        if first != i:
+            problems.append(f"{name}: serves at {plan.base_url}, as the router's worker {first + 1} does")
+        problems += _taken(name, plan, options)
+    return problems
+
+
+def _loopback(host: str) -> bool:
+    return host == "localhost" or host.startswith("127.") or host == "::1"
 
 
 #: Addresses that stand for a whole host: a listener on one shares its ports with every other.
@@ -181,6 +273,8 @@ def router_command(plans: Sequence[LaunchPlan], options: RouterOptions) -> Comma
     problems = router_problems(plans, options)
     if problems:
         raise SpecError(problems)
+    if is_disaggregated(plans):
+        return _pd_command(plans, options)
     args = ["--host", options.host, "--port", str(options.port), "--policy", options.policy]
     args += ["--prometheus-host", options.host, "--prometheus-port", str(options.metrics_port)]
     args += ["--worker-urls", *(plan.base_url for plan in plans)]
@@ -195,6 +289,37 @@ def router_command(plans: Sequence[LaunchPlan], options: RouterOptions) -> Comma
         args += ["--kv-event-block-size", str(options.block_size)]
         args += ["--kv-event-model", plans[0].shard.profile.model_name()]
     return Command(path=options.executable, args=tuple(args), name="router")
+
+
+def _pd_command(plans: Sequence[LaunchPlan], options: RouterOptions) -> Command:
+    """vllm-router in PD mode: each prefill, each decode, the connector, and the key in its environment."""
+    args = ["--host", options.host, "--port", str(options.port), "--policy", options.policy]
+    args += ["--prometheus-host", options.host, "--prometheus-port", str(options.metrics_port)]
+    args.append("--vllm-pd-disaggregation")
+    for plan in plans:
+        if plan.shard.role == PREFILL:
+            # No bootstrap port: NIXL's decode finds the prefill at the side channel its
+            # answer names (kv_transfer_params), and vllm-router ignores one under nixl.
+            args += ["--prefill", plan.base_url]
+    for plan in plans:
+        if plan.shard.role == DECODE:
+            args += ["--decode", plan.base_url]
+    args += ["--kv-connector", plans[0].shard.kv_connector or "nixl"]
+    key = plans[0].shard.api_key
+    env = {PD_KEY_VAR: key} if key else {}
+    why = (
+        {PD_KEY_VAR: "the key vllm-router's PD mode calls the instances with (it reads no other)"}
+        if key
+        else {}
+    )
+    return Command(
+        path=options.executable,
+        args=tuple(args),
+        env=env,
+        secret_env=frozenset(env),
+        why=why,
+        name="router",
+    )
 
 
 def router_url(options: RouterOptions) -> str:

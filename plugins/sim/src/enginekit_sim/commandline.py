@@ -70,6 +70,9 @@ SERVE_OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
     (("--lora-modules",), {"nargs": "+", "default": [], "help": "name=path or a JSON object"}),
     (("--max-loras",), {"type": int, "default": 1, "help": "accepted for vLLM parity"}),
     (("--kv-events-config",), {"default": "", "help": "vLLM's KV-events JSON"}),
+    # Disaggregated prefill and decode, as vLLM's NixlConnector (its side channel from
+    # VLLM_NIXL_SIDE_CHANNEL_HOST and _PORT): see enginekit_sim/server/transfer.py.
+    (("--kv-transfer-config",), {"default": "", "help": "vLLM's KV-transfer JSON (NixlConnector)"}),
     # Data parallel, spelt and numbered as vLLM's (docs/layouts.md): the ranks this process
     # hosts, the balancing mode, and the leader every other process joins.
     (("--data-parallel-size",), {"type": int, "default": 1}),
@@ -88,6 +91,10 @@ SERVE_OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
     (("--ttft-ms",), {"type": float, "default": 50.0, "help": "time to first token"}),
     (("--itl-ms",), {"type": float, "default": 15.0, "help": "inter-token latency"}),
     (("--prefill-ms-per-token",), {"type": float, "default": 0.0, "help": "per prompt token not cached"}),
+    (
+        ("--kv-transfer-ms-per-token",),
+        {"type": float, "default": 0.0, "help": "per prompt token a decode instance reads from a prefill's"},
+    ),
     (("--max-num-seqs",), {"type": int, "default": 256, "help": "requests running at once; more queue"}),
     (("--max-model-len",), {"type": int, "default": 4096}),
     (("--seed",), {"type": int, "default": 0}),

@@ -38,6 +38,7 @@ LIMITS: Mapping[str, Limit] = {
     "ttft_ms": Limit(0, 600_000, "milliseconds"),
     "itl_ms": Limit(0, 60_000, "milliseconds"),
     "prefill_ms_per_token": Limit(0, 1_000, "milliseconds"),
+    "kv_transfer_ms_per_token": Limit(0, 1_000, "milliseconds"),
     "heartbeat_seconds": Limit(0.001, 3600, "seconds"),
     "join_timeout": Limit(0, 86_400, "seconds"),
     "max_num_seqs": Limit(1, 65_536, "requests"),

@@ -16,6 +16,7 @@ from enginekit.plugin import (
     nvshmem_env,
 )
 
+from enginekit_vllm.disaggregated import kv_transfer_ports
 from enginekit_vllm.versions import vllm_release
 
 #: The one port vLLM's data-parallel leader listens on that an orchestrator chooses:
@@ -108,6 +109,7 @@ def layout_rules(release: Version) -> LayoutRules:
         coordination=(DP_RPC,),
         kv_events_per_rank=True,
         kv_events_replay=True,
+        kv_transfer=kv_transfer_ports(release),
     )
 
 

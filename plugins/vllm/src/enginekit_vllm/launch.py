@@ -18,6 +18,7 @@ from enginekit.plugin import (
 )
 
 from enginekit_vllm.config import VllmConfig
+from enginekit_vllm.disaggregated import transfer_args, transfer_env, transfer_problem
 from enginekit_vllm.serveargs import kv_events, lora, parallel
 from enginekit_vllm.versions import (
     CPU_MOE_DATA_PARALLEL_FAILS_SINCE,
@@ -41,7 +42,7 @@ def build(config: VllmConfig, shard: ShardSpec, installed: Path | None) -> list[
         return [_data_parallel(config, shard, vllm)]
     if not shard.is_multi_node():
         build = _builder(shard)
-        return [_server(shard, build, vllm, expert_args(shard, config.release, build))]
+        return [_server(shard, build, vllm, expert_args(shard, config.release, build), config.release)]
     if config.multinode == "ray":
         return _ray(config, shard, vllm, ray, node_ip(shard))
     return _native(config, shard, vllm, node_ip(shard))
@@ -64,6 +65,9 @@ def _refuse(config: VllmConfig, shard: ShardSpec) -> None:
     if shard.on_cpu():
         _refuse_cpu(where, shard)
         _refuse_cpu_moe(where, shard, config.release)
+    role = transfer_problem(shard, config.release)
+    if role is not None:
+        raise EngineError(role)
     if not shard.is_multi_node() or shard.profile.data_parallel > 1:
         return  # a data-parallel rank is on one node: no multi-node executor
     if config.multinode == "native" and not facts.native_multinode:
@@ -125,6 +129,8 @@ def _builder(shard: ShardSpec) -> CommandBuilder:
     build = CommandBuilder(shard)
     if shard.on_cpu():
         _cpu(shard, build)
+    for name, (value, why) in transfer_env(shard).items():
+        build.put(name, value, why)
     return build
 
 
@@ -145,9 +151,9 @@ def _native(config: VllmConfig, shard: ShardSpec, vllm: str, ip: str | None) -> 
             "nodes there, and vLLM otherwise guesses from the default route",
         )
     if shard.is_leader():
-        return [_server(shard, build, vllm, distributed)]
+        return [_server(shard, build, vllm, distributed, config.release)]
     args = ["serve", shard.profile.model_path, *parallel(shard), *distributed, "--headless"]
-    args += [*lora(shard, serving=False), *shard.profile.args]
+    args += [*lora(shard, serving=False), *transfer_args(shard, config.release), *shard.profile.args]
     return [build.command(vllm, args, name="vllm-headless", wait_for_leader_port=True)]
 
 
@@ -173,7 +179,7 @@ def _ray(config: VllmConfig, shard: ShardSpec, vllm: str, ray: str, ip: str | No
     # The server attaches to the head the sidecar starts: it waits until the head listens
     # on the leader port rather than racing it and failing to find a cluster.
     distributed = ["--distributed-executor-backend", "ray", *expert_args(shard, config.release, build)]
-    return [head, _server(shard, build, vllm, distributed, wait=True)]
+    return [head, _server(shard, build, vllm, distributed, config.release, wait=True)]
 
 
 def expert_args(shard: ShardSpec, release: Version, build: CommandBuilder) -> list[str]:
@@ -232,7 +238,12 @@ def _data_parallel(config: VllmConfig, shard: ShardSpec, vllm: str) -> Command:
         *data_parallel_args(shard, process),
         *expert_args(shard, config.release, build),
     ]
-    args += [*lora(shard, serving=process.role == API_SERVER), *kv_events(shard), *profile.args]
+    args += [
+        *lora(shard, serving=process.role == API_SERVER),
+        *kv_events(shard),
+        *transfer_args(shard, config.release),
+    ]
+    args += profile.args
     dials = bool(process.dials)  # every process but the leader's waits for the leader's handshake port
     if process.role == API_SERVER:
         build.put_secret(API_KEY_VAR, shard.api_key, API_KEY_WHY)
@@ -241,12 +252,18 @@ def _data_parallel(config: VllmConfig, shard: ShardSpec, vllm: str) -> Command:
 
 
 def _server(
-    shard: ShardSpec, build: CommandBuilder, vllm: str, distributed: Sequence[str], *, wait: bool = False
+    shard: ShardSpec,
+    build: CommandBuilder,
+    vllm: str,
+    distributed: Sequence[str],
+    release: Version,
+    *,
+    wait: bool = False,
 ) -> Command:
     profile = shard.profile
     args = ["serve", profile.model_path, "--host", shard.host(), "--port", str(shard.http_port)]
     args += ["--served-model-name", profile.model_name(), *parallel(shard), *distributed]
-    args += [*lora(shard, serving=True), *kv_events(shard), *profile.args]
+    args += [*lora(shard, serving=True), *kv_events(shard), *transfer_args(shard, release), *profile.args]
     build.put_secret(API_KEY_VAR, shard.api_key, API_KEY_WHY)
     return build.command(vllm, args, name="vllm", wait_for_leader_port=wait)
 

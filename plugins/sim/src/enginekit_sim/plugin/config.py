@@ -79,6 +79,11 @@ class SimConfig:
     prefill_ms_per_token: Real = attrs.field(
         default=Real(0.0), converter=Real, validator=_within("prefill_ms_per_token")
     )
+    #: What a decode instance waits for each prompt token it reads from a prefill's KV cache
+    #: (in place of computing it): the modelled transfer time of disaggregated serving.
+    kv_transfer_ms_per_token: Real = attrs.field(
+        default=Real(0.0), converter=Real, validator=_within("kv_transfer_ms_per_token")
+    )
     #: Requests running at once (vLLM's ``--max-num-seqs``); more wait in the queue.
     max_num_seqs: int = attrs.field(default=256, validator=_within("max_num_seqs"))
     max_model_len: int = attrs.field(default=4096, validator=_within("max_model_len"))

@@ -67,7 +67,7 @@ class SimEngine:
         Any all-to-all backend name is taken: the simulator moves no experts, and a vLLM
         profile's backend runs here unchanged.
         """
-        from enginekit.plugin import LayoutRules
+        from enginekit.plugin import TRANSFER_RANK, KVTransferPorts, LayoutRules
 
         return LayoutRules(
             balancing=frozenset({"internal", "hybrid", "external"}),
@@ -75,6 +75,8 @@ class SimEngine:
             coordination=(DP_RPC,),
             kv_events_per_rank=True,
             kv_events_replay=True,
+            # vLLM's NIXL side channel from 0.11.1: one per engine core, at the base plus its rank.
+            kv_transfer=KVTransferPorts(scope=TRANSFER_RANK),
         )
 
     def _process(self, shard: ShardSpec) -> ProcessLayout | None:
@@ -145,8 +147,23 @@ class SimEngine:
         ]
         for fault in config.faults:
             args += ["--fault", fault]
+        args += self._transfer_args(shard)
         args += profile.args
         build = CommandBuilder(shard)
+        if shard.role != "aggregated":
+            from enginekit.plugin import reachable_host
+
+            build.put(
+                "VLLM_NIXL_SIDE_CHANNEL_HOST",
+                reachable_host(shard),
+                "where the other instances reach this one's side channel: the node's own address",
+            )
+            if shard.kv_transfer_port:
+                build.put(
+                    "VLLM_NIXL_SIDE_CHANNEL_PORT",
+                    str(shard.kv_transfer_port),
+                    "the side channel's base port, from the layout: each rank listens on it plus its rank",
+                )
         build.put_secret(
             API_KEY_ENV,
             shard.api_key,
@@ -174,6 +191,30 @@ class SimEngine:
             )
             waits = shard.is_multi_node() and not shard.is_leader()
         return [build.command(config.python, args, name=name, wait_for_leader_port=waits)]
+
+    def _transfer_args(self, shard: ShardSpec) -> list[str]:
+        """A prefill or decode instance's KV transfer, as vLLM's NixlConnector is configured."""
+        if shard.role == "aggregated":
+            return []
+        where = f"shard {shard.shard_id or '(unnamed)'}"
+        if shard.kv_connector not in ("", "nixl"):
+            raise EngineError(
+                f"{where}: kv_connector: the simulator moves KV caches as vLLM's nixl connector does, "
+                f"not {shard.kv_connector!r}"
+            )
+        if any(a.partition("=")[0] == "--kv-transfer-config" for a in shard.profile.args):
+            raise EngineError(
+                f"{where}: profile {shard.profile.name!r}: args: --kv-transfer-config is set from the "
+                f"shard's role ({shard.role!r}) and kv_connector: leave it out"
+            )
+        role = "kv_producer" if shard.role == "prefill" else "kv_consumer"
+        config = f'{{"kv_connector":"NixlConnector","kv_role":"{role}","kv_load_failure_policy":"fail"}}'
+        return [
+            "--kv-transfer-config",
+            config,
+            "--kv-transfer-ms-per-token",
+            f"{self.config.kv_transfer_ms_per_token:g}",
+        ]
 
     def _kv_cache_size(self, shard: ShardSpec) -> tuple[str, str]:
         """What sizes the KV cache: the memory placement reserved on a CPU shard, else the node's blocks.

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from enginekit_sim import __version__
 from enginekit_sim.server import openai
+from enginekit_sim.server import transfer as kv_transfer
 from enginekit_sim.server.core import EngineCore
 from enginekit_sim.server.http import Handler, HttpServer, Outcome, Reply, Request, Stream
 from enginekit_sim.server.jobs import READY, EngineDead
@@ -313,6 +314,13 @@ class Api:
         engine.plan(req.job)
         rid = self._request_id(chat)
         created = int(time.time())
+        transfer = req.kv_transfer
+        side = getattr(engine, "side_channel", None)
+        if transfer is not None and side is not None:
+            if transfer.get("do_remote_prefill") is True:
+                return self._decode_remote(request, req, rid, created)
+            if transfer.get("do_remote_decode") is True and not req.stream:
+                return self._prefill_remote(req, rid, created)
         if req.stream:
             return self._stream(request, req, rid, created)
         try:
@@ -321,6 +329,45 @@ class Api:
         except EngineDead as exc:
             return _error(openai.ApiError(503, f"the engine is dead: {exc}"))
         return self._complete(req, rid, created)
+
+    async def _prefill_remote(self, req: openai.Request, rid: str, created: int) -> Reply:
+        """A prefill for a decode instance: computed here, its blocks held for the decode to read."""
+        try:
+            await self.engine.complete(req.job)
+        except EngineDead as exc:
+            return _error(openai.ApiError(503, f"the engine is dead: {exc}"))
+        engine = self.engine
+        assert isinstance(engine, EngineCore)
+        assert engine.side_channel is not None
+        side = engine.side_channel
+        held = side.hold(rid, len(req.job.token_ids()), self.engine.settings.block_size)
+        return Reply(200, openai.response(req, rid, created, held))
+
+    async def _decode_remote(
+        self, request: Request, req: openai.Request, rid: str, created: int
+    ) -> Reply | None:
+        """A decode from a prefill's cache: read over its side channel, then no prompt is computed here."""
+        engine = self.engine
+        assert isinstance(engine, EngineCore)  # a data-parallel front has no side channel
+        settings, metrics = engine.settings, engine.metrics
+        assert req.kv_transfer is not None
+        assert settings.transfer is not None
+        started = time.monotonic()
+        try:
+            tokens = await kv_transfer.fetch(req.kv_transfer)
+        except kv_transfer.TransferFailed as exc:
+            # kv_load_failure_policy "fail": the request fails rather than being recomputed.
+            return _error(openai.ApiError(500, f"KV transfer failed: {exc}"))
+        wait = tokens * settings.transfer.s_per_token
+        if wait > 0:
+            await asyncio.sleep(wait)
+        metrics.xfer.observe(time.monotonic() - started)
+        metrics.transferred.value += tokens
+        req.job.transferred = tokens
+        if req.stream:
+            await self._stream(request, req, rid, created)
+            return None
+        return await self._complete(req, rid, created)
 
     async def _complete(self, req: openai.Request, rid: str, created: int) -> Reply:
         """A non-streaming request that waits: for a slot, or for its tokens to be due."""

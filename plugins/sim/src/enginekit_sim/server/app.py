@@ -175,6 +175,9 @@ async def _leader(settings: Settings, stop: asyncio.Future[int]) -> int:
             # The rendezvous listens first, as a real group's does, so workers can join
             # while the leader is still loading.
             await leader.start()
+        if engine.side_channel is not None:
+            # Bound before the API, as vLLM's engine core binds it before the server answers.
+            await engine.side_channel.start()
         await server.start(settings.host or None, settings.port)
     except OSError as exc:
         _say(f"error: cannot listen: {exc}")
@@ -194,6 +197,8 @@ async def _leader(settings: Settings, stop: asyncio.Future[int]) -> int:
     _say("shutting down")
     if leader is not None:
         await leader.close()
+    if engine.side_channel is not None:
+        engine.side_channel.close()
     await server.close()
     if publisher is not None:
         publisher.close()

@@ -14,6 +14,7 @@ from enginekit_sim.server.kvcache import PrefixCache
 from enginekit_sim.server.metrics import Metrics
 from enginekit_sim.server.publisher import Publisher
 from enginekit_sim.server.settings import Settings
+from enginekit_sim.server.transfer import SideChannel
 
 #: The event loop's clock (asyncio's default loop reads ``time.monotonic``), read directly:
 #: it is read twice a token, and looking the running loop up each time is most of its cost.
@@ -42,6 +43,13 @@ class EngineCore:
             settings.block_size, settings.num_blocks, publisher.publish if publisher is not None else None
         )
         self.metrics.kv_usage = self.cache.usage
+        #: A prefill or decode instance's side channel (``--kv-transfer-config``); None without.
+        self.side_channel = (
+            SideChannel(settings.transfer, rank, settings.tp, on_served=self.metrics.served.inc)
+            if settings.transfer
+            else None
+        )
+        self.metrics.transfer = settings.transfer is not None
         self._lora_ids = {name: i + 1 for i, name in enumerate(settings.adapters)}
         #: A model that takes no time: every token is due the moment its request is admitted.
         self._instant = settings.ttft_s == 0 and settings.itl_s == 0 and settings.prefill_s_per_token == 0
@@ -154,7 +162,10 @@ class EngineCore:
         m.cache_hits.value += admission.hit_tokens
         m.prompt_tokens.value += len(ids)
         m.prompt_len.observe(len(ids))
-        first = start + s.ttft_s + (len(ids) - admission.hit_tokens) * s.prefill_s_per_token
+        # A decode instance computes none of what it read from a prefill's cache.
+        done = max(admission.hit_tokens, min(job.transferred, len(ids)))
+        m.computed.value += len(ids) - done
+        first = start + s.ttft_s + (len(ids) - done) * s.prefill_s_per_token
         return Running(job, arrived, first, start, ids, admission)
 
     def _release_slot(self) -> None:

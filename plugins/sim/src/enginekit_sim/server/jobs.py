@@ -32,6 +32,8 @@ class Job:
     #: The prompt's token ids when the client gave ids; None for text, which the sim's
     #: tokenizer turns into ids (:meth:`token_ids`).
     prompt_ids: list[int] | None = None
+    #: Prompt tokens whose KV cache a decode instance read from a prefill's: not computed here.
+    transferred: int = 0
 
     def token_ids(self) -> list[int]:
         """The ids the prompt is cached and published as: the client's own, or those of its text."""

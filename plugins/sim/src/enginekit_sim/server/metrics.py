@@ -187,6 +187,27 @@ class Metrics:
         )
         self.info: dict[str, str] = {}
         self.extra: list[Gauge] = []
+        #: Disaggregated serving: the prompt tokens this instance computed itself (none on a
+        #: decode instance that read them from a prefill's cache), the tokens read from a
+        #: prefill's, and each read's time, under vLLM's NIXL name.
+        self.computed = Counter(
+            "enginekit_sim_prefill_computed_tokens",
+            "Prompt tokens computed here (neither cached nor transferred).",
+        )
+        self.transferred = Counter(
+            "enginekit_sim_kv_transfer_tokens",
+            "Prompt tokens whose KV cache was read from a prefill instance.",
+        )
+        self.served = Counter(
+            "enginekit_sim_kv_transfer_served",
+            "Requests whose held KV cache a decode instance read from here.",
+        )
+        self.xfer = Histogram(
+            "vllm:nixl_xfer_time_seconds",
+            "Histogram of transfer duration for NIXL KV Cache transfers.",
+            ITL_BUCKETS,
+        )
+        self.transfer = False
 
     def _kv(self) -> float:
         return self.kv_usage()
@@ -212,6 +233,9 @@ class Metrics:
             for h in (self.prompt_len, self.output_len, self.ttft, self.itl, self.e2e, self.queue)
         ]
         parts += [g.render(self.labels) for g in self.extra]
+        if self.transfer:
+            parts += [c.render(self.labels) for c in (self.computed, self.transferred, self.served)]
+            parts.append(self.xfer.render(self.labels))
         if self.info:
             info = ",".join(f'{k}="{escape(v)}"' for k, v in self.info.items())
             parts.append(

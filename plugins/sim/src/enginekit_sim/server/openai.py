@@ -51,6 +51,9 @@ class Request:
     stream: bool
     include_usage: bool
     chat: bool
+    #: vLLM's ``kv_transfer_params``: what a router asks of a prefill or decode instance;
+    #: None when the request carried none.
+    kv_transfer: dict[str, Any] | None = None
 
 
 #: The typed fields of each request kind, and the JSON types each takes (an exact match:
@@ -71,6 +74,7 @@ _COMPLETION_FIELDS: dict[str, tuple[type, ...]] = {
     "presence_penalty": (int, float),
     "frequency_penalty": (int, float),
     "user": (str,),
+    "kv_transfer_params": (dict,),
 }
 _CHAT_FIELDS = {**_COMPLETION_FIELDS, "max_completion_tokens": (int,)}
 
@@ -238,7 +242,14 @@ def parse(
     )
     options = get("stream_options") if stream else None
     include_usage = bool(options.get("include_usage")) if options else False
-    return Request(job=job, model=model, stream=stream, include_usage=include_usage, chat=chat)
+    return Request(
+        job=job,
+        model=model,
+        stream=stream,
+        include_usage=include_usage,
+        chat=chat,
+        kv_transfer=get("kv_transfer_params"),
+    )
 
 
 def tokenize(
@@ -339,8 +350,12 @@ def usage(job: Job, steps: int) -> dict[str, int]:
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
-def response(request: Request, rid: str, created: int) -> bytes:
-    """The JSON body of a finished non-streaming request, assembled from pre-encoded parts (hot path)."""
+def response(request: Request, rid: str, created: int, transfer: dict[str, Any] | None = None) -> bytes:
+    """The JSON body of a finished non-streaming request, assembled from pre-encoded parts (hot path).
+
+    A request that carried ``kv_transfer_params`` is answered with them, as vLLM answers:
+    ``transfer`` (what a decode instance needs of this prefill), else ``null``.
+    """
     job, quote = request.job, _quote
     finish = quote(job.finish_reason)
     if request.chat:
@@ -367,7 +382,9 @@ def response(request: Request, rid: str, created: int) -> bytes:
     return (
         f'{{"id": {quote(rid)}, "object": {kind}, "created": {created}, "model": {quote(request.model)}, '
         f'"choices": [{choices}], "usage": {{"prompt_tokens": {prompt}, '
-        f'"completion_tokens": {completion}, "total_tokens": {prompt + completion}}}}}'
+        f'"completion_tokens": {completion}, "total_tokens": {prompt + completion}}}'
+        + ("" if request.kv_transfer is None else f', "kv_transfer_params": {json.dumps(transfer)}')
+        + "}"
     ).encode()
 
 

@@ -22,6 +22,7 @@ from enginekit_sim.limits import LIMITS as LIMITS
 from enginekit_sim.limits import Limit as Limit
 from enginekit_sim.limits import limit_problem as limit_problem
 from enginekit_sim.limits import number_problems
+from enginekit_sim.server.transfer import TransferConfig, transfer_config
 
 
 def visible_devices(environ: Mapping[str, str]) -> list[str]:
@@ -178,6 +179,8 @@ class Settings:
     enable_scale_out: bool = False
     #: VLLM_SERVER_DEV_MODE set to a non-zero integer: POST /reset_prefix_cache is served.
     dev_mode: bool = False
+    #: ``--kv-transfer-config``: a prefill or decode instance's side channel; None without.
+    transfer: TransferConfig | None = None
 
     @property
     def served_name(self) -> str:
@@ -221,6 +224,11 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Setti
     num_blocks, kv_cache_note = kv_cache_blocks(args, problems)
     keep_alive = _keep_alive(environ, problems)
     dev_mode = _dev_mode(environ, problems)
+    transfer = transfer_config(args.kv_transfer_config, environ, args.kv_transfer_ms_per_token, problems)
+    if transfer is not None and dp is not None:
+        problems.append(
+            "--kv-transfer-config: the simulator moves no KV cache between data-parallel ranks' instances"
+        )
     if problems:
         raise StartupError("; ".join(problems))
     faults = tuple(f for f in parse_faults(args.fault) if f.applies_to(args.node_rank))
@@ -260,6 +268,7 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Setti
         dp=dp,
         enable_scale_out=args.enable_scale_out,
         dev_mode=dev_mode,
+        transfer=transfer,
     )
 
 

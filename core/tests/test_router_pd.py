@@ -1,0 +1,118 @@
+"""vllm-router in PD mode from a disaggregated replica's plans: prefills, decodes, the key, every refusal."""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+from enginekit import LaunchPlan, ShardSpec
+from enginekit.base.errors import SpecError
+from enginekit.replica.router import RouterOptions, is_disaggregated, router_command, router_problems
+from enginekit.spec.model import Command, Profile
+
+KEY = "d41d8cd98f00b204e9800998ecf8427e"
+OPTIONS = RouterOptions(port=30000, policy="round_robin", metrics_port=30001)
+
+
+def plan(n: int, role: str, *, key: str = KEY, args: tuple[str, ...] = (), **fields: object) -> LaunchPlan:
+    profile = Profile(name="p", engine="tiny", model_path="/m", served_model_name="tiny")
+    shard = ShardSpec(
+        shard_id=f"{role}{n}",
+        profile=profile,
+        http_port=8000 + n,
+        bind_addr="127.0.0.1",
+        api_key=key,
+        role=role,
+        kv_transfer_port=5600 + n,
+        **fields,  # type: ignore[arg-type]
+    )
+    return LaunchPlan(
+        engine="tiny",
+        shard=shard,
+        commands=(Command(path="/usr/bin/tiny", args=("serve", *args)),),
+        serves_http=True,
+        health_path="/health",
+        metrics_path="/metrics",
+    )
+
+
+def pd() -> list[LaunchPlan]:
+    return [plan(0, "prefill"), plan(1, "prefill"), plan(2, "decode")]
+
+
+def test_each_prefill_and_decode_is_named_with_the_connector_and_the_key_only_in_the_environment() -> None:
+    command = router_command(pd(), OPTIONS)
+    assert tuple(command.argv()) == (
+        "vllm-router",
+        *("--host", "127.0.0.1", "--port", "30000", "--policy", "round_robin"),
+        *("--prometheus-host", "127.0.0.1", "--prometheus-port", "30001"),
+        "--vllm-pd-disaggregation",
+        *("--prefill", "http://127.0.0.1:8000", "--prefill", "http://127.0.0.1:8001"),
+        *("--decode", "http://127.0.0.1:8002"),
+        *("--kv-connector", "nixl"),
+    )
+    assert KEY not in " ".join(command.argv())
+    # vllm-router's PD mode calls the instances with Bearer $OPENAI_API_KEY and nothing else.
+    assert dict(command.env) == {"OPENAI_API_KEY": KEY}
+    assert command.secret_env == frozenset({"OPENAI_API_KEY"})
+    assert is_disaggregated(pd())
+    assert not is_disaggregated([plan(0, "aggregated")])
+
+
+def test_without_a_key_the_router_is_given_none() -> None:
+    command = router_command([plan(0, "prefill", key=""), plan(1, "decode", key="")], OPTIONS)
+    assert dict(command.env) == {}
+
+
+def test_a_router_holding_the_key_beyond_loopback_is_refused_unless_a_gateway_checks_clients() -> None:
+    wide = attrs.evolve(OPTIONS, host="10.0.0.5")
+    (problem,) = router_problems(pd(), wide)
+    assert problem.startswith("router host: 10.0.0.5: vllm-router's PD mode checks no client's key")
+    assert "--unchecked-clients" in problem
+    assert router_problems(pd(), attrs.evolve(wide, unchecked_clients=True)) == []
+    # Without a key there is nothing to give away.
+    open_ = [plan(0, "prefill", key=""), plan(1, "decode", key="")]
+    assert router_problems(open_, wide) == []
+
+
+@pytest.mark.parametrize(
+    ("plans", "expected"),
+    [
+        (
+            [plan(0, "prefill"), plan(1, "aggregated")],
+            "some workers are prefill or decode instances and some aggregated",
+        ),
+        ([plan(0, "prefill"), plan(1, "prefill")], "no decode instance among the workers"),
+        ([plan(0, "decode")], "no prefill instance among the workers"),
+        ([plan(0, "prefill"), plan(1, "decode", key="another-key-0123456789")], "demand different API keys"),
+        (
+            [plan(0, "prefill", args=("--block-size", "32")), plan(1, "decode")],
+            "the instances' --block-size differ (the default, 32)",
+        ),
+        (
+            [plan(0, "prefill"), plan(1, "decode", kv_connector="mooncake")],
+            "the instances say mooncake, nixl",
+        ),
+        (
+            [plan(0, "prefill"), plan(0, "decode")],
+            "serves at http://127.0.0.1:8000, as the router's worker 1 does",
+        ),
+    ],
+)
+def test_instances_no_pd_router_can_front_are_refused(plans: list[LaunchPlan], expected: str) -> None:
+    problems = router_problems(plans, OPTIONS)
+    assert any(expected in p for p in problems), problems
+    with pytest.raises(SpecError):
+        router_command(plans, OPTIONS)
+
+
+def test_kv_aware_in_pd_mode_is_refused_as_not_built() -> None:
+    problems = router_problems(pd(), attrs.evolve(OPTIONS, policy="kv_aware"))
+    assert problems == [
+        "router policy: kv_aware in front of prefill and decode instances is not built yet: "
+        "give --policy round_robin (or another)"
+    ]
+
+
+def test_the_routers_ports_may_not_be_an_instances() -> None:
+    problems = router_problems(pd(), attrs.evolve(OPTIONS, port=8001))
+    assert problems == ["router port: 8001 is shard spec prefill1's HTTP port, on the same host"]

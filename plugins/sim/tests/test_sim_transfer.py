@@ -1,0 +1,164 @@
+"""The simulator's prefill and decode: vLLM's NIXL answers over HTTP, its side channel on the plan's ports."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import sys
+
+import pytest
+from enginekit.base.errors import EngineError
+from enginekit.spec.model import Profile, ShardSpec
+from enginekit.testing import engine_for
+from enginekit_sim.plugin import SimEngine
+from enginekit_sim.plugin.config import SimConfig
+from enginekit_sim.server import transfer
+from enginekit_sim.testing import Proc, free_port, poll, request
+
+FAST = ("--startup-seconds", "0", "--ttft-ms", "0", "--itl-ms", "0")
+
+
+def shard(role: str, port: int, side: int, **fields: object) -> ShardSpec:
+    profile = Profile(name="p", engine="sim", model_path="/m", served_model_name="m", args=FAST)
+    base: dict[str, object] = {
+        "shard_id": f"{role}-0",
+        "http_port": port,
+        "bind_addr": "127.0.0.1",
+        "gpu_indices": (0,),
+        "role": role,
+        "kv_transfer_port": side,
+        "profile": profile,
+    }
+    return ShardSpec(**{**base, **fields})  # type: ignore[arg-type]
+
+
+def start(spec: ShardSpec) -> Proc:
+    (command,) = engine_for(SimEngine(SimConfig(python=sys.executable)), "sim").commands(spec)
+    return Proc(command)
+
+
+def test_a_prefill_answers_what_a_decode_needs_and_the_decode_reads_it_over_the_side_channel() -> None:
+    p_port, d_port, side = free_port(), free_port(), free_port()
+    prefill = start(shard("prefill", p_port, side))
+    decode = start(shard("decode", d_port, free_port()))
+    try:
+        for port in (p_port, d_port):
+            poll(f"http://127.0.0.1:{port}/health", lambda s: s == 200, 20)
+        asked = {
+            "model": "m", "prompt": "a b c d e f g h i j k l m n o p q r", "max_tokens": 1,
+            "kv_transfer_params": {"do_remote_decode": True, "do_remote_prefill": False},
+        }  # fmt: skip
+        status, body = request(f"http://127.0.0.1:{p_port}/v1/completions", asked)
+        assert status == 200, body
+        params = json.loads(body)["kv_transfer_params"]
+        # vLLM 0.34's pull scheduler's keys, at the side channel the plan gave it.
+        assert params["do_remote_prefill"] is True
+        assert (params["remote_host"], params["remote_port"]) == ("127.0.0.1", side)
+        assert params["remote_block_ids"] == [[1, 2]]  # 18 tokens in blocks of 16
+        assert params["remote_num_tokens"] == 18
+        assert params["remote_request_id"].startswith("cmpl-")
+        decoded = {"model": "m", "prompt": asked["prompt"], "max_tokens": 3, "kv_transfer_params": params}
+        status, body = request(f"http://127.0.0.1:{d_port}/v1/completions", decoded)
+        assert status == 200, body
+        answer = json.loads(body)
+        assert answer["usage"]["completion_tokens"] == 3
+        assert answer["kv_transfer_params"] is None  # vLLM's decode answers null
+        # The blocks are read once: a second decode of the same request fails, as vLLM's
+        # does once the prefill freed them (kv_load_failure_policy fail).
+        status, body = request(f"http://127.0.0.1:{d_port}/v1/completions", decoded)
+        assert status == 500
+        assert b"KV transfer failed" in body
+        _, metrics = request(f"http://127.0.0.1:{d_port}/metrics")
+        text = metrics.decode()
+        assert "enginekit_sim_kv_transfer_tokens_total" in text
+        assert 'enginekit_sim_prefill_computed_tokens_total{model_name="m",engine="0"} 0.0' in text
+    finally:
+        prefill.close()
+        decode.close()
+
+
+def test_a_side_channel_port_another_process_holds_stops_the_instance_at_start() -> None:
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    held.listen()
+    try:
+        proc = start(shard("decode", free_port(), held.getsockname()[1]))
+        try:
+            assert proc.wait(20) == 1
+            assert "cannot listen" in proc.output()
+        finally:
+            proc.close()
+    finally:
+        held.close()
+
+
+def test_a_request_without_transfer_params_is_served_as_an_aggregated_one() -> None:
+    port = free_port()
+    proc = start(shard("decode", port, free_port()))
+    try:
+        poll(f"http://127.0.0.1:{port}/health", lambda s: s == 200, 20)
+        status, body = request(
+            f"http://127.0.0.1:{port}/v1/completions", {"model": "m", "prompt": "x y", "max_tokens": 2}
+        )
+        assert status == 200
+        assert "kv_transfer_params" not in json.loads(body)
+    finally:
+        proc.close()
+
+
+@pytest.mark.parametrize(
+    ("config", "problem"),
+    [
+        (
+            '{"kv_connector":"LMCacheConnectorV1","kv_role":"kv_both"}',
+            "moves KV caches as vLLM's NixlConnector",
+        ),
+        ('{"kv_connector":"NixlConnector","kv_role":"both"}', "kv_role must be one of"),
+        ("[1]", "must be a JSON object"),
+        ("{", "must be a JSON object"),
+    ],
+)
+def test_a_transfer_config_the_simulator_cannot_serve_is_refused_at_start(config: str, problem: str) -> None:
+    problems: list[str] = []
+    transfer.transfer_config(config, {}, 0.0, problems)
+    assert any(problem in p for p in problems), problems
+
+
+def test_the_side_channel_port_variable_is_read_as_vllm_reads_it() -> None:
+    problems: list[str] = []
+    made = transfer.transfer_config(
+        '{"kv_connector":"NixlConnector","kv_role":"kv_producer"}', {}, 2.0, problems
+    )
+    assert made is not None
+    assert (made.host, made.port, made.s_per_token) == ("localhost", 5600, 0.002)
+    transfer.transfer_config(
+        '{"kv_connector":"NixlConnector","kv_role":"kv_producer"}',
+        {"VLLM_NIXL_SIDE_CHANNEL_PORT": "x"},
+        0,
+        problems,
+    )
+    assert problems == ["VLLM_NIXL_SIDE_CHANNEL_PORT must be a port, got 'x'"]
+
+
+def test_a_decode_given_params_without_an_address_fails_the_request() -> None:
+    with pytest.raises(transfer.TransferFailed, match="lack remote_host"):
+        asyncio.run(
+            transfer.fetch({"remote_host": "127.0.0.1", "remote_port": "1", "remote_request_id": "x"})
+        )
+
+
+def test_the_plugin_renders_vllms_nixl_settings_and_refuses_its_own_config_in_args() -> None:
+    engine = engine_for(SimEngine(SimConfig(kv_transfer_ms_per_token=0.5)), "sim")
+    (command,) = engine.commands(shard("prefill", 8100, 5600))
+    at = command.args.index("--kv-transfer-config")
+    assert json.loads(command.args[at + 1])["kv_role"] == "kv_producer"
+    assert command.args[command.args.index("--kv-transfer-ms-per-token") + 1] == "0.5"
+    assert command.env["VLLM_NIXL_SIDE_CHANNEL_PORT"] == "5600"
+    assert command.env["VLLM_NIXL_SIDE_CHANNEL_HOST"] == "127.0.0.1"
+    own = Profile(name="p", engine="sim", model_path="/m", args=("--kv-transfer-config={}",))
+    with pytest.raises(EngineError, match=r"--kv-transfer-config is set from the shard's role \('decode'\)"):
+        engine.commands(shard("decode", 8100, 5600, profile=own))
+    # An aggregated shard renders as it always did.
+    (plain,) = engine.commands(shard("aggregated", 8100, 0))
+    assert "--kv-transfer-config" not in plain.args

@@ -1,0 +1,111 @@
+"""vLLM's prefill and decode instances: NIXL's settings from the role, the release and the placement."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from enginekit.plugin import TRANSFER_RANK, TRANSFER_TP_RANK, EngineError
+from enginekit.testing import engine_for
+from enginekit_vllm import VllmConfig, VllmEngine
+from enginekit_vllm.disaggregated import kv_transfer_ports, transfer_problem
+from enginekit_vllm.versions import vllm_release
+from vllm_specs import profile, single
+
+
+def plan(release: str, **fields: object):  # type: ignore[no-untyped-def]
+    return engine_for(VllmEngine(VllmConfig(version=release)), "vllm").plan(single(**fields))
+
+
+def transfer_config(args: tuple[str, ...]) -> dict[str, object]:
+    (at,) = [i for i, arg in enumerate(args) if arg == "--kv-transfer-config"]
+    return json.loads(args[at + 1])  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(
+    ("release", "role", "expected"),
+    [
+        # From 0.24.0 kv_both warns as deprecated for NIXL: prefill produces, decode consumes.
+        (
+            "0.34.0",
+            "prefill",
+            {"kv_connector": "NixlConnector", "kv_role": "kv_producer", "kv_load_failure_policy": "fail"},
+        ),
+        (
+            "0.24.0",
+            "decode",
+            {"kv_connector": "NixlConnector", "kv_role": "kv_consumer", "kv_load_failure_policy": "fail"},
+        ),
+        # kv_load_failure_policy from 0.13.0, recompute by default until 0.17.0: said as fail.
+        (
+            "0.23.0",
+            "decode",
+            {"kv_connector": "NixlConnector", "kv_role": "kv_both", "kv_load_failure_policy": "fail"},
+        ),
+        (
+            "0.13.0",
+            "prefill",
+            {"kv_connector": "NixlConnector", "kv_role": "kv_both", "kv_load_failure_policy": "fail"},
+        ),
+        ("0.12.0", "prefill", {"kv_connector": "NixlConnector", "kv_role": "kv_both"}),
+    ],
+)
+def test_the_transfer_config_is_the_roles_in_the_releases_words(
+    release: str, role: str, expected: object
+) -> None:
+    command = plan(release, role=role, kv_transfer_port=5600).commands[-1]
+    assert transfer_config(command.args) == expected
+    assert command.env["VLLM_NIXL_SIDE_CHANNEL_HOST"] == "10.0.0.11"  # the shard's own address
+    assert command.env["VLLM_NIXL_SIDE_CHANNEL_PORT"] == "5600"
+    assert "--kv-transfer-config" in command.why or "VLLM_NIXL_SIDE_CHANNEL_PORT" in command.why
+
+
+def test_an_aggregated_shard_gets_no_transfer_settings_and_may_give_its_own_connector() -> None:
+    command = plan("0.34.0").commands[-1]
+    assert "--kv-transfer-config" not in command.args
+    assert not any(name.startswith("VLLM_NIXL") for name in command.env)
+    offload = '{"kv_connector":"OffloadingConnector","kv_role":"kv_both"}'
+    own = plan("0.34.0", profile=profile(args=("--kv-transfer-config", offload))).commands[-1]
+    assert own.args[-1] == offload
+
+
+@pytest.mark.parametrize(
+    "spelled", [("--kv-transfer-config", "{}"), ("--kv-transfer-config={}",), ("--kv_transfer_config", "{}")]
+)
+def test_a_role_refuses_the_profiles_own_transfer_config_naming_the_fields_to_use(
+    spelled: tuple[str, ...],
+) -> None:
+    with pytest.raises(
+        EngineError,
+        match=r"args: --kv-transfer-config is set from the shard's role \('prefill'\) and kv_connector",
+    ):
+        plan("0.34.0", role="prefill", kv_transfer_port=5600, profile=profile(args=spelled))
+
+
+def test_a_connector_enginekit_does_not_configure_is_refused_naming_the_one_it_does() -> None:
+    with pytest.raises(
+        EngineError,
+        match="kv_connector: enginekit configures vLLM's nixl connector for a decode instance, not 'mooncake'",
+    ):
+        plan("0.34.0", role="decode", kv_connector="mooncake", kv_transfer_port=5600)
+
+
+def test_a_release_before_nixl_is_refused_naming_the_first_with_it() -> None:
+    problem = transfer_problem(single(role="prefill"), vllm_release("0.8.5"))
+    assert problem is not None
+    assert "vLLM 0.8.5 has no NixlConnector (from 0.9.0)" in problem
+    assert transfer_problem(single(role="prefill"), vllm_release("0.9.0")) is None
+
+
+def test_the_side_channel_ports_are_one_per_engine_from_0_11_1_and_one_per_worker_before() -> None:
+    assert kv_transfer_ports(vllm_release("0.11.0")).scope == TRANSFER_TP_RANK
+    assert kv_transfer_ports(vllm_release("0.11.1")).scope == TRANSFER_RANK
+    for release, count in (("0.11.0", 8), ("0.34.0", 1)):
+        engine = engine_for(VllmEngine(VllmConfig(version=release)), "vllm")
+        process = engine.layout(single(role="decode", kv_transfer_port=5600))
+        assert [(x.port, x.count) for x in process.listens if x.name == "kv-transfer"] == [(5600, count)]
+
+
+def test_a_shard_without_an_address_of_its_own_says_loopback_for_its_side_channel() -> None:
+    command = plan("0.34.0", role="prefill", kv_transfer_port=5600, bind_addr="").commands[-1]
+    assert command.env["VLLM_NIXL_SIDE_CHANNEL_HOST"] == "127.0.0.1"

@@ -1,0 +1,254 @@
+"""A disaggregated replica end to end: two prefill sims, one decode sim and the real vllm-router in PD mode.
+
+Everything comes from one disaggregated spec: ``enginekit layout --shards`` writes each
+instance's shard spec (ports from the layout), ``enginekit run`` starts each, and
+``enginekit router`` builds and execs ``vllm-router --vllm-pd-disaggregation`` from their
+plans. On loopback, with an API key.
+
+What vllm-router 0.1.17 does in PD mode, which these tests rest on: each request goes to
+a prefill with ``max_tokens`` 1 and ``kv_transfer_params.do_remote_decode``, then, once the
+prefill has answered, to a decode with the prefill's ``kv_transfer_params``; both calls
+carry ``Bearer $OPENAI_API_KEY`` of the router's environment, never the client's header.
+The simulator answers as vLLM's NIXL prefill does, and its decode reads the prefill's
+blocks over the prefill's side channel, at the ``remote_host``/``remote_port`` the answer
+names (the plan's ``VLLM_NIXL_SIDE_CHANNEL_*``).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_kv_aware_router import (
+    ROUTER,
+    WAIT,
+    Router,
+    Shard,
+    call,
+    enginekit,
+    metric,
+    recorded_environ,
+    recording,
+    words,
+)
+
+KEY = "sk-pd-router-0123456789abcdef"
+MODEL = "tiny"
+PROMPT = 40  # tokens in each prompt: the simulator's tokenizer takes one per word
+
+pytestmark = pytest.mark.skipif(
+    ROUTER is None,
+    reason="vllm-router is not installed (pip install vllm-router==0.1.17): "
+    "not on PATH and not next to " + sys.executable,
+)
+
+
+def free_run(count: int) -> int:
+    """The first of ``count`` consecutive ports free on loopback now (the test's processes bind them next)."""
+    for _ in range(200):
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        first = int(probe.getsockname()[1])
+        probe.close()
+        if first + count > 65535:
+            continue
+        held = []
+        try:
+            for port in range(first, first + count):
+                other = socket.socket()
+                held.append(other)
+                other.bind(("127.0.0.1", port))
+            return first
+        except OSError:
+            continue
+        finally:
+            for other in held:
+                other.close()
+    pytest.fail(f"no {count} consecutive free ports")
+
+
+class PDRouter(Router):
+    """vllm-router in PD mode: ready once its ``/readiness`` answers 200 (its body counts no workers there)."""
+
+    def wait_ready(self, deadline: float, workers: int) -> None:
+        del workers
+        while True:
+            try:
+                status, _ = call(self.url + "/readiness")
+            except OSError:
+                status = 0
+            if status == 200:
+                return
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"vllm-router not ready: {self.argv}\nits output:\n{self.output()}")
+            time.sleep(0.1)
+
+
+class PD:
+    def __init__(self, prefills: list[Shard], decode: Shard, router: Router, argv: list[str]):
+        self.prefills, self.decode, self.router, self.argv = prefills, decode, router, argv
+
+    def counts(self, name: str) -> list[float]:
+        """``name`` on each prefill, then on the decode."""
+        return [metric(s.metrics(), name) for s in (*self.prefills, self.decode)]
+
+
+def disaggregated_spec(ports: dict[str, int]) -> str:
+    profile = (
+        f'{{ name = "tiny", engine = "sim", model_path = "/models/tiny", served_model_name = "{MODEL}", '
+        'args = ["--startup-seconds", "0.2", "--ttft-ms", "1", "--itl-ms", "1", "--prefill-ms-per-token", "1"] }'
+    )
+    return f"""
+replica_id = "pd"
+api_key = "{KEY}"
+[transfer]
+connector = "nixl"
+port = {ports["transfer"]}
+[router]
+port = {ports["router"]}
+metrics_port = {ports["metrics"]}
+[prefill]
+http_port = {ports["prefill"]}
+profile = {profile}
+[[prefill.instances]]
+nodes = [{{ addr = "127.0.0.1", gpu_indices = [0] }}]
+[[prefill.instances]]
+nodes = [{{ addr = "127.0.0.1", gpu_indices = [1] }}]
+[decode]
+http_port = {ports["decode"]}
+profile = {profile}
+[[decode.instances]]
+nodes = [{{ addr = "127.0.0.1", gpu_indices = [2] }}]
+"""
+
+
+@pytest.fixture
+def pd(tmp_path: Path) -> Iterator[PD]:
+    config = tmp_path / "node.toml"
+    # Reading a prefill's cache takes a modelled 0.5 ms per token here.
+    config.write_text(
+        f"[engines.sim]\npython = {json.dumps(sys.executable)}\nkv_transfer_ms_per_token = 0.5\n"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if k != "ENGINEKIT_CONFIG"}
+    ports = {
+        "prefill": free_run(2),
+        "decode": free_run(1),
+        "transfer": free_run(3),
+        "router": free_run(1),
+        "metrics": free_run(1),
+    }
+    spec = tmp_path / "pd.toml"
+    spec.write_text(disaggregated_spec(ports))
+    folder = tmp_path / "shards"
+    laid = subprocess.run(
+        enginekit(config, "layout", str(spec), "--shards", str(folder)),
+        capture_output=True, text=True, timeout=60, env=env,
+    )  # fmt: skip
+    assert laid.returncode == 0, laid.stderr
+    # Every port in the table, from the layout: the side channels one after another.
+    for port in range(ports["transfer"], ports["transfer"] + 3):
+        assert f"kv-transfer {port}" in laid.stdout, laid.stdout
+    names = ["pd-prefill-0-0", "pd-prefill-1-0", "pd-decode-0-0"]
+    specs = {name: json.loads((folder / f"{name}.json").read_text()) for name in names}
+    shards: list[Shard] = []
+    router: Router | None = None
+    try:
+        for name in names:
+            shards.append(Shard(tmp_path, name, specs[name], config, env))
+        deadline = time.monotonic() + WAIT
+        for shard in shards:
+            shard.wait_ready(deadline)
+        assert ROUTER is not None
+        options = ["--port", str(ports["router"]), "--metrics-port", str(ports["metrics"])]
+        options += ["--executable", str(recording(tmp_path, ROUTER))]
+        argv = enginekit(config, "router", *(str(s.source) for s in shards), *options)
+        shown = subprocess.run([*argv, "--dry-run"], capture_output=True, text=True, timeout=60, env=env)
+        assert shown.returncode == 0, shown.stderr
+        # The key of the node's engines is kept from the router; the one it calls the instances
+        # with is given to it in OPENAI_API_KEY, the only one its PD mode reads.
+        router_env = {**env, "VLLM_API_KEY": KEY, "ENGINEKIT_API_KEY": KEY, "OPENAI_API_KEY": "not-the-key"}
+        router = PDRouter(tmp_path, argv, ports["router"], ports["metrics"], router_env)
+        router.wait_ready(time.monotonic() + WAIT, workers=3)
+        yield PD(shards[:2], shards[2], router, json.loads(shown.stdout)["argv"])
+    finally:
+        if router is not None:
+            router.stop()
+        for shard in shards:
+            shard.stop()
+
+
+def completion(url: str, prompt: str, *, stream: bool = False, key: str = "") -> tuple[int, Any]:
+    body = {"model": MODEL, "prompt": prompt, "max_tokens": 4, "stream": stream}
+    return call(url + "/v1/completions", "POST", body, key)
+
+
+def test_a_completion_is_prefilled_on_a_prefill_instance_and_decoded_from_its_cache(pd: PD) -> None:
+    before = {
+        name: pd.counts(name)
+        for name in (
+            "enginekit_sim_prefill_computed_tokens_total",
+            "enginekit_sim_kv_transfer_tokens_total",
+            "enginekit_sim_kv_transfer_served_total",
+            "vllm:nixl_xfer_time_seconds_count",
+            "vllm:generation_tokens_total",
+        )
+    }
+    status, body = completion(pd.router.url, words("p", PROMPT))
+    assert status == 200, body
+    assert body["choices"][0]["text"]
+    assert body["usage"]["completion_tokens"] == 4
+
+    def gained(name: str) -> list[float]:
+        return [now - was for now, was in zip(pd.counts(name), before[name], strict=True)]
+
+    computed = gained("enginekit_sim_prefill_computed_tokens_total")
+    # One prefill computed the whole prompt; the decode computed none of it.
+    assert sorted(computed[:2]) == [0, PROMPT], computed
+    assert computed[2] == 0, computed
+    # The decode read the prompt's cache from that prefill, once, over its side channel.
+    assert gained("enginekit_sim_kv_transfer_tokens_total") == [0, 0, PROMPT]
+    served = gained("enginekit_sim_kv_transfer_served_total")
+    assert served[:2] == [1 if c else 0 for c in computed[:2]]
+    assert served[2] == 0
+    assert gained("vllm:nixl_xfer_time_seconds_count") == [0, 0, 1]
+    # The prefill made the one token vllm-router asks of it; the decode made the four asked.
+    assert gained("vllm:generation_tokens_total") == [c and 1 for c in computed[:2]] + [4]
+    router = pd.router.metrics()
+    assert metric(router, "vllm_router_pd_requests_total", route="/v1/completions") >= 1
+    assert metric(router, "vllm_router_pd_decode_requests_total") >= 1
+
+
+def test_requests_take_turns_on_the_prefill_instances_and_streams_come_from_the_decode(pd: PD) -> None:
+    before = pd.counts("enginekit_sim_prefill_computed_tokens_total")
+    for i in range(4):
+        status, body = completion(pd.router.url, words(f"r{i}w", PROMPT))
+        assert status == 200, body
+    after = pd.counts("enginekit_sim_prefill_computed_tokens_total")
+    assert [a - b for a, b in zip(after, before, strict=True)] == [2 * PROMPT, 2 * PROMPT, 0]
+    status, text = completion(pd.router.url, words("s", PROMPT), stream=True)
+    assert status == 200
+    assert str(text).rstrip().endswith("data: [DONE]"), text
+    assert metric(pd.decode.metrics(), "vllm:nixl_xfer_time_seconds_count") == 5
+
+
+def test_the_key_reaches_the_router_only_in_its_environment_and_the_instances_still_demand_it(pd: PD) -> None:
+    assert KEY not in " ".join(pd.argv)
+    # As enginekit started it (a stand-in in front of the router recorded it: vllm-router
+    # overwrites what /proc shows of both once it runs).
+    folder = pd.router.out_file.parent
+    assert KEY.encode() not in (folder / "router.argv").read_bytes()
+    environ = recorded_environ(folder)
+    assert environ.get("OPENAI_API_KEY") == KEY
+    assert "VLLM_API_KEY" not in environ
+    assert "ENGINEKIT_API_KEY" not in environ
+    # An instance asked directly, without the key, refuses.
+    assert completion(pd.prefills[0].url, "hello")[0] == 401
+    assert completion(pd.decode.url, "hello", key=KEY)[0] == 200
