@@ -73,7 +73,7 @@ TARGETS: tuple[Target, ...] = (
         "core.ncclenv",
         "core",
         "src/enginekit/placement/env.py",
-        ("tests/test_ncclenv.py", "tests/test_placement_rules_pinned.py"),
+        ("tests/test_ncclenv.py", "tests/test_placement_rules_pinned.py", "tests/test_disaggregated.py"),
     ),
     Target("core.nvshmem", "core", "src/enginekit/placement/nvshmem.py", ("tests/test_nvshmem.py",)),
     Target(

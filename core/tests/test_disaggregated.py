@@ -304,3 +304,19 @@ def test_the_layout_of_an_instance_is_the_one_layout_functions() -> None:
     assert disaggregated_layouts(spec())[2][1] == layout(
         first.profile, _node_inputs(first), leader_port=first.leader_port, rules=ANY_ENGINE
     )
+
+
+def test_a_role_with_a_fabric_gets_ucx_on_its_hcas_and_on_roce_its_gid_index() -> None:
+    from enginekit.placement.env import placement_env
+    from enginekit.spec.model import ShardSpec
+
+    p = profile(tp=2)
+    roce = placement_env(ShardSpec(profile=p, role="prefill", hcas=("mlx5_0", "mlx5_1:2"), gid_index=3))
+    assert roce.env["UCX_NET_DEVICES"] == "mlx5_0:1,mlx5_1:2"
+    assert roce.env["UCX_IB_GID_INDEX"] == "3"
+    infiniband = placement_env(ShardSpec(profile=p, role="decode", hcas=("mlx5_0",)))
+    assert infiniband.env["UCX_NET_DEVICES"] == "mlx5_0:1"
+    assert "UCX_IB_GID_INDEX" not in infiniband.env
+    # Aggregated, or without a fabric: UCX is left as the Go seed left it.
+    assert "UCX_NET_DEVICES" not in placement_env(ShardSpec(profile=p, hcas=("mlx5_0",), gid_index=3)).env
+    assert "UCX_NET_DEVICES" not in placement_env(ShardSpec(profile=p, role="decode")).env

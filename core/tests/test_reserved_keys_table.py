@@ -49,6 +49,7 @@ RESERVED_ROWS: tuple[tuple[str, str], ...] = (
     ("GLOO_SOCKET_IFNAME", "Gloo's bootstrap interface: " + _NIC),
     ("NCCL_IB_GID_INDEX", "the routable RoCE v2 GID placement found: another entry hangs the job"),
     ("UCX_NET_DEVICES", "UCX's devices: " + _NIC),
+    ("UCX_IB_GID_INDEX", "UCX's RoCE GID entry: the routable RoCE v2 one placement found"),
     ("MASTER_ADDR", "torch.distributed's rendezvous host: " + _RENDEZVOUS),
     ("MASTER_PORT", "torch.distributed's rendezvous port: " + _RENDEZVOUS),
     ("RANK", _RANK),

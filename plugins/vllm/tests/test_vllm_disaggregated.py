@@ -109,3 +109,13 @@ def test_the_side_channel_ports_are_one_per_engine_from_0_11_1_and_one_per_worke
 def test_a_shard_without_an_address_of_its_own_says_loopback_for_its_side_channel() -> None:
     command = plan("0.34.0", role="prefill", kv_transfer_port=5600, bind_addr="").commands[-1]
     assert command.env["VLLM_NIXL_SIDE_CHANNEL_HOST"] == "127.0.0.1"
+
+
+def test_ucx_takes_the_placements_hcas_and_on_roce_its_gid_index() -> None:
+    command = plan("0.34.0", role="decode", kv_transfer_port=5600, hcas=("mlx5_0", "mlx5_1:2"), gid_index=3)
+    assert command.commands[-1].env["UCX_NET_DEVICES"] == "mlx5_0:1,mlx5_1:2"
+    assert command.commands[-1].env["UCX_IB_GID_INDEX"] == "3"
+    infiniband = plan("0.34.0", role="decode", kv_transfer_port=5600, hcas=("mlx5_0",)).commands[-1]
+    assert "UCX_IB_GID_INDEX" not in infiniband.env
+    # An aggregated shard's UCX is left as it was.
+    assert "UCX_NET_DEVICES" not in plan("0.34.0", hcas=("mlx5_0",)).commands[-1].env

@@ -13,7 +13,7 @@ from types import MappingProxyType
 import attrs
 
 from enginekit.policy.env import DEFAULT_POLICY, EnvPolicy
-from enginekit.spec.model import ShardSpec
+from enginekit.spec.model import AGGREGATED, ShardSpec
 
 PROFILE_OVERRIDE = "set by the profile: the escape hatch for per-cluster tuning no adapter can guess"
 
@@ -117,6 +117,22 @@ def _placement_env(spec: ShardSpec) -> EnvBuild:
                 "RoCE: the routable RoCE v2 GID entry; NCCL's default is a link-local v1 one on "
                 "most hosts, and a job on it hangs",
             )
+        if spec.role != AGGREGATED:
+            # A prefill or decode instance moves its KV cache with UCX (NIXL's, Mooncake's),
+            # which takes every device it finds otherwise, the management network's included.
+            put(
+                "UCX_NET_DEVICES",
+                ",".join(hca if ":" in hca else f"{hca}:1" for hca in spec.hcas),
+                "the KV transfer's devices: the chosen fabric's adapters (port 1 where none is "
+                "said), as NCCL's; left unset, UCX may send the cache over another network",
+            )
+            if spec.gid_index is not None:
+                put(
+                    "UCX_IB_GID_INDEX",
+                    str(spec.gid_index),
+                    "RoCE: the routable RoCE v2 GID entry placement chose, NCCL's too; UCX's own "
+                    "pick may be a GID whose address does not route between the nodes",
+                )
     else:
         put(
             "NCCL_IB_DISABLE",
