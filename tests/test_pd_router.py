@@ -17,6 +17,8 @@ names (the plan's ``VLLM_NIXL_SIDE_CHANNEL_*``).
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -130,14 +132,42 @@ nodes = [{{ addr = "127.0.0.1", gpu_indices = [2] }}]
 """
 
 
+def sglang_router_executable() -> str | None:
+    """``sglang-router`` on PATH, or next to this interpreter."""
+    found = shutil.which("sglang-router")
+    if found:
+        return found
+    sibling = Path(sys.executable).parent / "sglang-router"
+    return str(sibling) if sibling.is_file() and os.access(sibling, os.X_OK) else None
+
+
+SGLANG_ROUTER = sglang_router_executable()
+
+
 @pytest.fixture
 def pd(tmp_path: Path) -> Iterator[PD]:
+    yield from started(tmp_path, "vllm")
+
+
+@pytest.fixture
+def pd_sglang(tmp_path: Path) -> Iterator[PD]:
+    if SGLANG_ROUTER is None:
+        pytest.skip(
+            "sglang-router is not installed (pip install sglang-router==0.3.2): not on PATH and not next to "
+            + sys.executable
+        )
+    yield from started(tmp_path, "sglang")
+
+
+def started(tmp_path: Path, protocol: str) -> Iterator[PD]:
+    """The spec's instances under ``enginekit run``, speaking ``protocol``'s PD, and its router in front."""
     config = tmp_path / "node.toml"
     # Reading a prefill's cache takes a modelled 0.5 ms per token here.
     config.write_text(
         f"[engines.sim]\npython = {json.dumps(sys.executable)}\nkv_transfer_ms_per_token = 0.5\n"
+        f"disaggregation = {json.dumps(protocol)}\n"
     )
-    env = {k: v for k, v in __import__("os").environ.items() if k != "ENGINEKIT_CONFIG"}
+    env = {k: v for k, v in os.environ.items() if k != "ENGINEKIT_CONFIG"}
     ports = {
         "prefill": free_run(2),
         "decode": free_run(1),
@@ -153,8 +183,9 @@ def pd(tmp_path: Path) -> Iterator[PD]:
         capture_output=True, text=True, timeout=60, env=env,
     )  # fmt: skip
     assert laid.returncode == 0, laid.stderr
-    # Every port in the table, from the layout: the side channels one after another.
-    for port in range(ports["transfer"], ports["transfer"] + 3):
+    # Every port in the table, from the layout: the side channels one after another (an
+    # SGLang decode listens on none: the router names the prefill's bootstrap port to it).
+    for port in range(ports["transfer"], ports["transfer"] + (3 if protocol == "vllm" else 2)):
         assert f"kv-transfer {port}" in laid.stdout, laid.stdout
     names = ["pd-prefill-0-0", "pd-prefill-1-0", "pd-decode-0-0"]
     specs = {name: json.loads((folder / f"{name}.json").read_text()) for name in names}
@@ -166,9 +197,10 @@ def pd(tmp_path: Path) -> Iterator[PD]:
         deadline = time.monotonic() + WAIT
         for shard in shards:
             shard.wait_ready(deadline)
-        assert ROUTER is not None
+        real = ROUTER if protocol == "vllm" else SGLANG_ROUTER
+        assert real is not None
         options = ["--port", str(ports["router"]), "--metrics-port", str(ports["metrics"])]
-        options += ["--executable", str(recording(tmp_path, ROUTER))]
+        options += ["--executable", str(recording(tmp_path, real))]
         argv = enginekit(config, "router", *(str(s.source) for s in shards), *options)
         shown = subprocess.run([*argv, "--dry-run"], capture_output=True, text=True, timeout=60, env=env)
         assert shown.returncode == 0, shown.stderr
@@ -252,3 +284,51 @@ def test_the_key_reaches_the_router_only_in_its_environment_and_the_instances_st
     # An instance asked directly, without the key, refuses.
     assert completion(pd.prefills[0].url, "hello")[0] == 401
     assert completion(pd.decode.url, "hello", key=KEY)[0] == 200
+
+
+# --- SGLang's protocol: sglang-router in front of simulated SGLang instances -----------------
+
+
+def test_as_sglang_a_completion_is_prefilled_at_once_and_decoded_from_the_bootstrap_room(
+    pd_sglang: PD,
+) -> None:
+    pd = pd_sglang
+    assert pd.argv[1:3] == ["launch", "--pd-disaggregation"]
+    names = (
+        "enginekit_sim_prefill_computed_tokens_total",
+        "enginekit_sim_kv_transfer_tokens_total",
+        "enginekit_sim_kv_transfer_served_total",
+        "vllm:generation_tokens_total",
+    )
+    before = {name: pd.counts(name) for name in names}
+    status, body = completion(pd.router.url, words("g", PROMPT), key=KEY)
+    assert status == 200, body
+    assert body["usage"]["completion_tokens"] == 4  # the decode's answer
+
+    def gained(name: str) -> list[float]:
+        return [now - was for now, was in zip(pd.counts(name), before[name], strict=True)]
+
+    computed = gained("enginekit_sim_prefill_computed_tokens_total")
+    assert sorted(computed[:2]) == [0, PROMPT], computed
+    assert computed[2] == 0, computed
+    assert gained("enginekit_sim_kv_transfer_tokens_total") == [0, 0, PROMPT]
+    assert gained("enginekit_sim_kv_transfer_served_total") == [1 if c else 0 for c in computed[:2]] + [0]
+    # SGLang's prefill makes the first token only; the decode the four asked.
+    assert gained("vllm:generation_tokens_total") == [c and 1 for c in computed[:2]] + [4]
+    for i in range(3):  # the rooms are the router's own, one per request: each meets its prefill
+        status, body = completion(pd.router.url, words(f"h{i}w", PROMPT), stream=i == 2, key=KEY)
+        assert status == 200, body
+    assert metric(pd.decode.metrics(), "enginekit_sim_kv_transfer_tokens_total") == 4 * PROMPT
+
+
+def test_as_sglang_the_router_holds_no_key_and_the_instances_check_each_clients(pd_sglang: PD) -> None:
+    pd = pd_sglang
+    folder = pd.router.out_file.parent
+    assert KEY.encode() not in (folder / "router.argv").read_bytes()
+    environ = recorded_environ(folder)
+    assert environ
+    assert KEY not in "".join(environ.values())
+    # sglang-router passes the client's Authorization on: without the key, the instances refuse.
+    status, _ = completion(pd.router.url, "hello there")
+    assert status != 200
+    assert completion(pd.router.url, "hello there", key=KEY)[0] == 200

@@ -22,8 +22,7 @@ def plan(n: int, role: str, *, key: str = KEY, args: tuple[str, ...] = (), **fie
         bind_addr="127.0.0.1",
         api_key=key,
         role=role,
-        kv_transfer_port=5600 + n,
-        **fields,  # type: ignore[arg-type]
+        **{"kv_transfer_port": 5600 + n, **fields},  # type: ignore[arg-type]
     )
     return LaunchPlan(
         engine="tiny",
@@ -116,3 +115,44 @@ def test_kv_aware_in_pd_mode_is_refused_as_not_built() -> None:
 def test_the_routers_ports_may_not_be_an_instances() -> None:
     problems = router_problems(pd(), attrs.evolve(OPTIONS, port=8001))
     assert problems == ["router port: 8001 is shard spec prefill1's HTTP port, on the same host"]
+
+
+def sglang_plan(n: int, role: str, **fields: object) -> LaunchPlan:
+    made = plan(n, role, **fields)
+    mode = ("--disaggregation-mode", role)
+    return attrs.evolve(made, commands=(Command(path="/usr/bin/python3", args=("-I", "-c", "x", *mode)),))
+
+
+def test_sglang_instances_get_sglang_router_with_each_prefills_bootstrap_port_and_no_key() -> None:
+    plans = [sglang_plan(0, "prefill"), sglang_plan(1, "prefill"), sglang_plan(2, "decode")]
+    command = router_command(plans, OPTIONS)
+    assert tuple(command.argv()) == (
+        "sglang-router",
+        *("launch", "--pd-disaggregation"),
+        *("--prefill", "http://127.0.0.1:8000", "5600", "--prefill", "http://127.0.0.1:8001", "5601"),
+        *("--decode", "http://127.0.0.1:8002"),
+        *("--host", "127.0.0.1", "--port", "30000", "--policy", "round_robin"),
+        *("--prometheus-host", "127.0.0.1", "--prometheus-port", "30001"),
+    )
+    # It forwards each client's Authorization to both instances: it holds no key, anywhere.
+    assert dict(command.env) == {}
+    assert KEY not in " ".join(command.argv())
+    # So it may serve beyond loopback: the instances check every request.
+    assert router_problems(plans, attrs.evolve(OPTIONS, host="10.0.0.5")) == []
+    custom = router_command(plans, attrs.evolve(OPTIONS, executable="/opt/smg/bin/sglang-router"))
+    assert custom.path == "/opt/smg/bin/sglang-router"
+
+
+def test_sglang_instances_refuse_what_sglang_router_lacks() -> None:
+    plans = [sglang_plan(0, "prefill", kv_transfer_port=0), sglang_plan(1, "decode")]
+    assert router_problems(plans, OPTIONS) == [
+        "shard spec prefill0: kv_transfer_port: a prefill instance of SGLang's protocol needs its bootstrap "
+        "port, which the router gives every decode"
+    ]
+    plans = [sglang_plan(0, "prefill"), sglang_plan(1, "decode")]
+    assert router_problems(plans, attrs.evolve(OPTIONS, policy="consistent_hash")) == [
+        "router policy: sglang-router has no 'consistent_hash' policy "
+        "(it has random, round_robin, cache_aware, power_of_two, manual)"
+    ]
+    mixed = [sglang_plan(0, "prefill"), plan(1, "decode")]
+    assert any("one router serves one protocol" in p for p in router_problems(mixed, OPTIONS))

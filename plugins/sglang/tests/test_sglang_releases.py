@@ -84,6 +84,9 @@ SHAPES: dict[str, Callable[[], ShardSpec]] = {
     "cpu": on_cpu,
     "leader": lambda: two_node(0),
     "worker": lambda: two_node(1),
+    # A disaggregated replica's instances: the mode, the backend, the bootstrap port, the devices.
+    "prefill": lambda: attrs.evolve(single(), role="prefill", kv_transfer_port=8998, hcas=("mlx5_0:1",)),
+    "decode": lambda: attrs.evolve(single(), role="decode", kv_connector="nixl", kv_transfer_port=9000),
 }
 
 

@@ -162,3 +162,68 @@ def test_the_plugin_renders_vllms_nixl_settings_and_refuses_its_own_config_in_ar
     # An aggregated shard renders as it always did.
     (plain,) = engine.commands(shard("aggregated", 8100, 0))
     assert "--kv-transfer-config" not in plain.args
+
+
+def sglang_engine() -> object:
+    return engine_for(SimEngine(SimConfig(python=sys.executable, disaggregation="sglang")), "sim")
+
+
+def test_as_sglang_a_prefill_and_a_decode_asked_at_once_meet_at_the_bootstrap_room() -> None:
+    import threading
+
+    engine = sglang_engine()
+    p_port, d_port, bootstrap = free_port(), free_port(), free_port()
+    (p_command,) = engine.commands(shard("prefill", p_port, bootstrap))  # type: ignore[attr-defined]
+    (d_command,) = engine.commands(shard("decode", d_port, 0))  # type: ignore[attr-defined]
+    assert p_command.args[p_command.args.index("--disaggregation-bootstrap-port") + 1] == str(bootstrap)
+    assert "--disaggregation-bootstrap-port" not in d_command.args
+    assert not any(k.startswith("VLLM_NIXL") for k in p_command.env)
+    prefill, decode = Proc(p_command), Proc(d_command)
+    try:
+        for port in (p_port, d_port):
+            poll(f"http://127.0.0.1:{port}/health", lambda s: s == 200, 20)
+        body = {
+            "model": "m", "prompt": "a b c d e f g h i j", "max_tokens": 3,
+            "bootstrap_host": "127.0.0.1", "bootstrap_port": bootstrap, "bootstrap_room": 12345,
+        }  # fmt: skip
+        answers: dict[str, tuple[int, bytes]] = {}
+        # The decode is asked first: it waits at the prefill's bootstrap server for the room.
+        waiting = threading.Thread(
+            target=lambda: answers.__setitem__(
+                "decode", request(f"http://127.0.0.1:{d_port}/v1/completions", body)
+            )
+        )
+        waiting.start()
+        answers["prefill"] = request(f"http://127.0.0.1:{p_port}/v1/completions", body)
+        waiting.join(30)
+        assert answers["prefill"][0] == 200
+        assert json.loads(answers["prefill"][1])["usage"]["completion_tokens"] == 1
+        status, text = answers["decode"]
+        assert status == 200, text
+        assert json.loads(text)["usage"]["completion_tokens"] == 3
+        _, metrics = request(f"http://127.0.0.1:{d_port}/metrics")
+        assert 'enginekit_sim_kv_transfer_tokens_total{model_name="m",engine="0"} 10.0' in metrics.decode()
+        # A request without a room (a health check's, a client's asking the decode directly) is served whole.
+        status, _ = request(
+            f"http://127.0.0.1:{d_port}/v1/completions", {"model": "m", "prompt": "x", "max_tokens": 1}
+        )
+        assert status == 200
+    finally:
+        prefill.close()
+        decode.close()
+
+
+def test_as_sglang_a_bootstrap_port_another_process_holds_stops_the_prefill_at_start() -> None:
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    held.listen()
+    try:
+        (command,) = sglang_engine().commands(shard("prefill", free_port(), held.getsockname()[1]))  # type: ignore[attr-defined]
+        proc = Proc(command)
+        try:
+            assert proc.wait(20) == 1
+            assert "cannot listen" in proc.output()
+        finally:
+            proc.close()
+    finally:
+        held.close()

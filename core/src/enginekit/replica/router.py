@@ -18,6 +18,12 @@ to a decode with the prefill's ``kv_transfer_params``. It forwards no client's
 environment, and checks no client's key (vllm-router 0.1.17, observed). So the key is
 given to it in that variable (never on argv), and a router holding a key is refused on an
 address beyond loopback unless the caller says a gateway in front checks clients.
+
+Instances that speak SGLang's protocol (their command says ``--disaggregation-mode``) get
+``sglang-router launch --pd-disaggregation`` instead: each prefill with its bootstrap port
+(the layout's, its ``kv_transfer_port``), each decode. Given no ``--api-key``, it forwards
+each client's ``Authorization`` to both instances unchanged (sglang-router 0.3.2,
+observed), and they check it: the router holds no key.
 """
 
 from __future__ import annotations
@@ -34,6 +40,11 @@ from enginekit.spec.rules import is_host
 
 #: The routers enginekit builds a command for.
 VLLM_ROUTER = "vllm-router"
+SGLANG_ROUTER = "sglang-router"
+#: ``sglang-router``'s policies (0.3.2's ``--policy`` choices).
+SGLANG_POLICIES = ("random", "round_robin", "cache_aware", "power_of_two", "manual")
+#: What says a plan's instance speaks SGLang's disaggregated protocol (bootstrap rooms).
+SGLANG_MODE = "--disaggregation-mode"
 #: ``vllm-router``'s policies (0.1.17's ``--policy`` choices).
 POLICIES = (
     "kv_aware",
@@ -81,6 +92,8 @@ class RouterOptions:
     host: str = "127.0.0.1"
     policy: str = KV_AWARE
     block_size: int = DEFAULT_BLOCK_SIZE
+    #: Empty: the router the workers' protocol calls for (``vllm-router``, or ``sglang-router``
+    #: in front of SGLang's prefill and decode instances).
     executable: str = VLLM_ROUTER
     metrics_port: int = DEFAULT_METRICS_PORT
     #: In front of prefill and decode instances with a key, serve on an address beyond
@@ -158,9 +171,27 @@ def is_disaggregated(plans: Sequence[LaunchPlan]) -> bool:
     return any(plan.shard.role != AGGREGATED for plan in plans)
 
 
+def speaks_sglang(plan: LaunchPlan) -> bool:
+    """Whether an instance speaks SGLang's protocol: its command says ``--disaggregation-mode``."""
+    return any(SGLANG_MODE in command.args for command in plan.commands)
+
+
+def pd_router(plans: Sequence[LaunchPlan]) -> str:
+    """The router a disaggregated replica's instances call for: ``sglang-router`` or ``vllm-router``."""
+    return SGLANG_ROUTER if plans and all(speaks_sglang(plan) for plan in plans) else VLLM_ROUTER
+
+
 def _pd_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list[str]:
-    """Why vllm-router's PD mode cannot front these prefill and decode instances."""
+    """Why a PD router cannot front these prefill and decode instances."""
     problems = []
+    sglang = {speaks_sglang(plan) for plan in plans}
+    if len(sglang) > 1:
+        problems.append(
+            "router: some instances speak SGLang's protocol (--disaggregation-mode) and some vLLM's: "
+            "one router serves one protocol"
+        )
+    elif sglang == {True}:
+        problems += _sglang_problems(plans, options)
     roles = {plan.shard.role for plan in plans}
     if AGGREGATED in roles:
         problems.append(
@@ -174,6 +205,11 @@ def _pd_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list[st
         problems.append(
             "router policy: kv_aware in front of prefill and decode instances is not built yet: "
             "give --policy round_robin (or another)"
+        )
+    elif sglang == {True} and options.policy not in SGLANG_POLICIES:
+        problems.append(
+            f"router policy: sglang-router has no {options.policy!r} policy "
+            f"(it has {', '.join(SGLANG_POLICIES)})"
         )
     models = {plan.shard.profile.model_name() for plan in plans}
     if len(models) > 1:
@@ -194,9 +230,9 @@ def _pd_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list[st
     keys = {plan.shard.api_key for plan in plans}
     if len(keys) > 1:
         problems.append(
-            "router: the instances demand different API keys, and vllm-router calls them all with one"
+            "router: the instances demand different API keys, and the router calls them all with one"
         )
-    if keys - {""} and not options.unchecked_clients and not _loopback(options.host):
+    if sglang == {False} and keys - {""} and not options.unchecked_clients and not _loopback(options.host):
         problems.append(
             f"router host: {options.host}: vllm-router's PD mode checks no client's key and calls the "
             f"instances with the key itself, so anyone who reaches {options.host} would be served: bind "
@@ -219,6 +255,17 @@ def _pd_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list[st
             problems.append(f"{name}: serves at {plan.base_url}, as the router's worker {first + 1} does")
         problems += _taken(name, plan, options)
     return problems
+
+
+def _sglang_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list[str]:
+    """What sglang-router needs that vllm-router does not: each prefill's bootstrap port."""
+    del options
+    return [
+        f"shard spec {plan.shard.shard_id or '(unnamed)'}: kv_transfer_port: a prefill instance of "
+        f"SGLang's protocol needs its bootstrap port, which the router gives every decode"
+        for plan in plans
+        if plan.shard.role == PREFILL and not plan.shard.kv_transfer_port
+    ]
 
 
 def _loopback(host: str) -> bool:
@@ -291,8 +338,26 @@ def router_command(plans: Sequence[LaunchPlan], options: RouterOptions) -> Comma
     return Command(path=options.executable, args=tuple(args), name="router")
 
 
+def _sglang_command(plans: Sequence[LaunchPlan], options: RouterOptions) -> Command:
+    """sglang-router in PD mode: each prefill with its bootstrap port, each decode; no key."""
+    path = options.executable if options.executable != VLLM_ROUTER else SGLANG_ROUTER
+    args = ["launch", "--pd-disaggregation"]
+    for plan in plans:
+        if plan.shard.role == PREFILL:
+            # The bootstrap server listens on the prefill's first process, at its transfer base.
+            args += ["--prefill", plan.base_url, str(plan.shard.kv_transfer_port)]
+    for plan in plans:
+        if plan.shard.role == DECODE:
+            args += ["--decode", plan.base_url]
+    args += ["--host", options.host, "--port", str(options.port), "--policy", options.policy]
+    args += ["--prometheus-host", options.host, "--prometheus-port", str(options.metrics_port)]
+    return Command(path=path, args=tuple(args), name="router")
+
+
 def _pd_command(plans: Sequence[LaunchPlan], options: RouterOptions) -> Command:
     """vllm-router in PD mode: each prefill, each decode, the connector, and the key in its environment."""
+    if pd_router(plans) == SGLANG_ROUTER:
+        return _sglang_command(plans, options)
     args = ["--host", options.host, "--port", str(options.port), "--policy", options.policy]
     args += ["--prometheus-host", options.host, "--prometheus-port", str(options.metrics_port)]
     args.append("--vllm-pd-disaggregation")

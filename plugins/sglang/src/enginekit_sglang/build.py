@@ -76,6 +76,10 @@ def server_args(shard: ShardSpec, release: Version) -> list[str]:
         from enginekit_sglang.dataparallel import expert_args
 
         args += expert_args(profile)
+    if shard.role != "aggregated":
+        from enginekit_sglang.disaggregated import transfer_args
+
+        args += transfer_args(shard)
     return [*args, *profile.args]
 
 

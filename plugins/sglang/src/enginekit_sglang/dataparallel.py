@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 
 from enginekit.plugin import Coordination, LayoutRules, Version, host_port, newest_at_or_below, parse_version
 
+from enginekit_sglang.disaggregated import kv_transfer_ports
+
 if TYPE_CHECKING:
     from enginekit.plugin import ProcessLayout, Profile, ShardSpec
 
@@ -124,6 +126,7 @@ def layout_rules(release: Version) -> LayoutRules:
         coordination=tuple(ports),
         kv_events_per_rank=release >= KV_EVENTS_PER_RANK_SINCE,
         health_stub=True,
+        kv_transfer=kv_transfer_ports(),
     )
 
 

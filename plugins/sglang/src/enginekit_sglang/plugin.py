@@ -101,6 +101,12 @@ class SglangEngine:
             raise EngineError(
                 f"profile {profile.name!r}: args: --quantization {method!r}: {NOT_ON_CUDA[method]}"
             )
+        if shard.role != "aggregated":
+            from enginekit_sglang.disaggregated import transfer_problem
+
+            problem = transfer_problem(shard)
+            if problem is not None:
+                raise EngineError(problem)
         secret = {"--api-key": KEY_ENV} if shard.api_key else None
         build = server_env(shard)
         release = parse_version(self.config.release)

@@ -73,6 +73,10 @@ SERVE_OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
     # Disaggregated prefill and decode, as vLLM's NixlConnector (its side channel from
     # VLLM_NIXL_SIDE_CHANNEL_HOST and _PORT): see enginekit_sim/server/transfer.py.
     (("--kv-transfer-config",), {"default": "", "help": "vLLM's KV-transfer JSON (NixlConnector)"}),
+    # Or as SGLang's: the instance's role, its bootstrap server (a prefill's) and its backend.
+    (("--disaggregation-mode",), {"choices": ("null", "prefill", "decode"), "default": "null"}),
+    (("--disaggregation-bootstrap-port",), {"type": int, "default": 8998}),
+    (("--disaggregation-transfer-backend",), {"choices": ("mooncake", "nixl"), "default": "mooncake"}),
     # Data parallel, spelt and numbered as vLLM's (docs/layouts.md): the ranks this process
     # hosts, the balancing mode, and the leader every other process joins.
     (("--data-parallel-size",), {"type": int, "default": 1}),

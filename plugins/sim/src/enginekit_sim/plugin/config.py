@@ -103,6 +103,10 @@ class SimConfig:
     kv_events_topic: str = ""
     #: ``map`` (vLLM since it dropped array_like, vllm#42892) or ``array`` (older vLLM).
     kv_event_format: str = attrs.field(default="map", validator=attrs.validators.in_(("map", "array")))
+    #: Whose disaggregated serving a prefill or decode shard speaks: ``vllm`` (NIXL's
+    #: ``kv_transfer_params`` and side channel, for vllm-router) or ``sglang`` (its
+    #: ``--disaggregation-mode`` and bootstrap server, for sglang-router).
+    disaggregation: str = attrs.field(default="vllm", validator=attrs.validators.in_(("vllm", "sglang")))
     #: Faults injected into every shard of this node (see enginekit_sim.faults.FAULTS).
     faults: tuple[str, ...] = attrs.field(default=(), validator=_faults)
     #: Code-loading options a profile may pass through anyway (canonical spelling).

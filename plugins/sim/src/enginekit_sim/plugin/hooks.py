@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         Command,
         EnginePolicy,
         GPUInfo,
+        KVTransferPorts,
         LayoutRules,
         ParsedArgs,
         ProcessLayout,
@@ -67,7 +68,7 @@ class SimEngine:
         Any all-to-all backend name is taken: the simulator moves no experts, and a vLLM
         profile's backend runs here unchanged.
         """
-        from enginekit.plugin import TRANSFER_RANK, KVTransferPorts, LayoutRules
+        from enginekit.plugin import LayoutRules
 
         return LayoutRules(
             balancing=frozenset({"internal", "hybrid", "external"}),
@@ -75,9 +76,17 @@ class SimEngine:
             coordination=(DP_RPC,),
             kv_events_per_rank=True,
             kv_events_replay=True,
-            # vLLM's NIXL side channel from 0.11.1: one per engine core, at the base plus its rank.
-            kv_transfer=KVTransferPorts(scope=TRANSFER_RANK),
+            kv_transfer=self._transfer_ports(),
         )
+
+    def _transfer_ports(self) -> KVTransferPorts:
+        """vLLM's NIXL side channel from 0.11.1 (one per engine core, at the base plus its rank),
+        or SGLang's bootstrap server (a prefill's first process, at the base)."""
+        from enginekit.plugin import PREFILL, TRANSFER_LEADER, TRANSFER_RANK, KVTransferPorts
+
+        if self.config.disaggregation == "sglang":
+            return KVTransferPorts(roles=frozenset({PREFILL}), scope=TRANSFER_LEADER)
+        return KVTransferPorts(scope=TRANSFER_RANK)
 
     def _process(self, shard: ShardSpec) -> ProcessLayout | None:
         """The shard's process in its replica's layout under data parallel; None without."""
@@ -150,7 +159,7 @@ class SimEngine:
         args += self._transfer_args(shard)
         args += profile.args
         build = CommandBuilder(shard)
-        if shard.role != "aggregated":
+        if shard.role != "aggregated" and config.disaggregation == "vllm":
             from enginekit.plugin import reachable_host
 
             build.put(
@@ -197,24 +206,35 @@ class SimEngine:
         if shard.role == "aggregated":
             return []
         where = f"shard {shard.shard_id or '(unnamed)'}"
-        if shard.kv_connector not in ("", "nixl"):
+        known = ("nixl", "mooncake") if self.config.disaggregation == "sglang" else ("nixl",)
+        if shard.kv_connector and shard.kv_connector not in known:
             raise EngineError(
-                f"{where}: kv_connector: the simulator moves KV caches as vLLM's nixl connector does, "
-                f"not {shard.kv_connector!r}"
+                f"{where}: kv_connector: the simulator moves KV caches as {self.config.disaggregation}'s "
+                f"{' or '.join(known)} does, not {shard.kv_connector!r}"
             )
-        if any(a.partition("=")[0] == "--kv-transfer-config" for a in shard.profile.args):
+        if self.config.disaggregation == "sglang" and shard.role == "prefill" and not shard.kv_transfer_port:
             raise EngineError(
-                f"{where}: profile {shard.profile.name!r}: args: --kv-transfer-config is set from the "
+                f"{where}: kv_transfer_port: a prefill instance's bootstrap server needs its port"
+            )
+        given = next(
+            (a.partition("=")[0] for a in shard.profile.args if a.partition("=")[0] in _ROLE_OPTIONS), None
+        )
+        if given is not None:
+            raise EngineError(
+                f"{where}: profile {shard.profile.name!r}: args: {given} is set from the "
                 f"shard's role ({shard.role!r}) and kv_connector: leave it out"
             )
+        latency = ["--kv-transfer-ms-per-token", f"{self.config.kv_transfer_ms_per_token:g}"]
+        if self.config.disaggregation == "sglang":
+            # SGLang's flags: the bootstrap server on a prefill, the backend by name.
+            args = ["--disaggregation-mode", shard.role]
+            args += ["--disaggregation-transfer-backend", shard.kv_connector or "mooncake"]
+            if shard.role == "prefill":
+                args += ["--disaggregation-bootstrap-port", str(shard.kv_transfer_port)]
+            return args + latency
         role = "kv_producer" if shard.role == "prefill" else "kv_consumer"
         config = f'{{"kv_connector":"NixlConnector","kv_role":"{role}","kv_load_failure_policy":"fail"}}'
-        return [
-            "--kv-transfer-config",
-            config,
-            "--kv-transfer-ms-per-token",
-            f"{self.config.kv_transfer_ms_per_token:g}",
-        ]
+        return ["--kv-transfer-config", config, *latency]
 
     def _kv_cache_size(self, shard: ShardSpec) -> tuple[str, str]:
         """What sizes the KV cache: the memory placement reserved on a CPU shard, else the node's blocks.
@@ -353,6 +373,17 @@ class SimEngine:
         from enginekit.plugin import Command
 
         return Command(path=command.path, args=self._start("serve", "--help"), name="sim-help")
+
+
+#: What a role sets, which a profile may then not set itself (vLLM's and SGLang's spellings).
+_ROLE_OPTIONS = frozenset(
+    {
+        "--kv-transfer-config",
+        "--disaggregation-mode",
+        "--disaggregation-transfer-backend",
+        "--disaggregation-bootstrap-port",
+    }
+)
 
 
 def _lora_module(name: str, path: str) -> str:

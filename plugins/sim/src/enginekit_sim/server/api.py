@@ -311,16 +311,18 @@ class Api:
             req = self._parse(_body(request), chat=chat)
         except openai.ApiError as exc:
             return _error(exc)
+        role = self._transfer_role(req)
+        if role == "bootstrap-prefill":
+            # SGLang's prefill computes the prompt and its first token; the router throws
+            # the answer away and the client gets the decode's.
+            req.job.max_tokens = 1
         engine.plan(req.job)
         rid = self._request_id(chat)
         created = int(time.time())
-        transfer = req.kv_transfer
-        side = getattr(engine, "side_channel", None)
-        if transfer is not None and side is not None:
-            if transfer.get("do_remote_prefill") is True:
-                return self._decode_remote(request, req, rid, created)
-            if transfer.get("do_remote_decode") is True and not req.stream:
-                return self._prefill_remote(req, rid, created)
+        if role == "remote-decode":
+            return self._decode_remote(request, req, rid, created)
+        if role in ("remote-prefill", "bootstrap-prefill"):
+            return self._prefill_remote(request, req, rid, created)
         if req.stream:
             return self._stream(request, req, rid, created)
         try:
@@ -330,18 +332,53 @@ class Api:
             return _error(openai.ApiError(503, f"the engine is dead: {exc}"))
         return self._complete(req, rid, created)
 
-    async def _prefill_remote(self, req: openai.Request, rid: str, created: int) -> Reply:
-        """A prefill for a decode instance: computed here, its blocks held for the decode to read."""
-        try:
-            await self.engine.complete(req.job)
-        except EngineDead as exc:
-            return _error(openai.ApiError(503, f"the engine is dead: {exc}"))
+    def _transfer_role(self, req: openai.Request) -> str:
+        """What a prefill or decode instance does with ``req``: its part of a request, or all of it.
+
+        ``remote-prefill`` and ``remote-decode`` under vLLM's protocol, as the request's
+        ``kv_transfer_params`` say; ``bootstrap-prefill`` and ``remote-decode`` under
+        SGLang's, as the instance's mode says, for a request with a bootstrap room; ``""``
+        for a request served whole.
+        """
+        transfer = self.engine.settings.transfer
+        if transfer is None or not isinstance(self.engine, EngineCore):
+            return ""
+        if transfer.protocol == kv_transfer.SGLANG:
+            if req.bootstrap is None:
+                return ""
+            return "bootstrap-prefill" if transfer.mode == "prefill" else "remote-decode"
+        params = req.kv_transfer
+        if params is None:
+            return ""
+        if params.get("do_remote_prefill") is True:
+            return "remote-decode"
+        if params.get("do_remote_decode") is True and not req.stream:
+            return "remote-prefill"
+        return ""
+
+    async def _prefill_remote(
+        self, request: Request, req: openai.Request, rid: str, created: int
+    ) -> Reply | None:
+        """A prefill for a decode instance: computed here, its blocks held for the decode to read.
+
+        Under vLLM's protocol the answer says where (``kv_transfer_params``); under SGLang's
+        the blocks are held under the request's bootstrap room, and the answer is thrown away.
+        """
         engine = self.engine
         assert isinstance(engine, EngineCore)
-        assert engine.side_channel is not None
         side = engine.side_channel
-        held = side.hold(rid, len(req.job.token_ids()), self.engine.settings.block_size)
-        return Reply(200, openai.response(req, rid, created, held))
+        assert side is not None
+        key = rid if req.bootstrap is None else str(req.bootstrap[2])
+        if req.stream:  # SGLang's router passes a client's stream on to the prefill too
+            await self._stream(request, req, rid, created)
+            side.hold(key, len(req.job.token_ids()), engine.settings.block_size)
+            return None
+        try:
+            await engine.complete(req.job)
+        except EngineDead as exc:
+            return _error(openai.ApiError(503, f"the engine is dead: {exc}"))
+        held = side.hold(key, len(req.job.token_ids()), engine.settings.block_size)
+        return Reply(200, openai.response(req, rid, created, None if req.bootstrap else held))
 
     async def _decode_remote(
         self, request: Request, req: openai.Request, rid: str, created: int
@@ -350,11 +387,17 @@ class Api:
         engine = self.engine
         assert isinstance(engine, EngineCore)  # a data-parallel front has no side channel
         settings, metrics = engine.settings, engine.metrics
-        assert req.kv_transfer is not None
         assert settings.transfer is not None
         started = time.monotonic()
         try:
-            tokens = await kv_transfer.fetch(req.kv_transfer)
+            if req.bootstrap is not None:
+                host, port, room = req.bootstrap
+                if port is None:  # the router named no port: the decode's own flag says it
+                    port = settings.transfer.port
+                tokens = await kv_transfer.fetch_from(host, port, str(room))
+            else:
+                assert req.kv_transfer is not None
+                tokens = await kv_transfer.fetch(req.kv_transfer)
         except kv_transfer.TransferFailed as exc:
             # kv_load_failure_policy "fail": the request fails rather than being recomputed.
             return _error(openai.ApiError(500, f"KV transfer failed: {exc}"))

@@ -44,11 +44,14 @@ class EngineCore:
         )
         self.metrics.kv_usage = self.cache.usage
         #: A prefill or decode instance's side channel (``--kv-transfer-config``); None without.
-        self.side_channel = (
+        side = (
             SideChannel(settings.transfer, rank, settings.tp, on_served=self.metrics.served.inc)
             if settings.transfer
             else None
         )
+        #: Where a decode reads this instance's held blocks; None where nothing listens
+        #: (no transfer, or an SGLang decode).
+        self.side_channel = side if side is not None and side.listens else None
         self.metrics.transfer = settings.transfer is not None
         self._lora_ids = {name: i + 1 for i, name in enumerate(settings.adapters)}
         #: A model that takes no time: every token is due the moment its request is admitted.

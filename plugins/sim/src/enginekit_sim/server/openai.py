@@ -54,6 +54,9 @@ class Request:
     #: vLLM's ``kv_transfer_params``: what a router asks of a prefill or decode instance;
     #: None when the request carried none.
     kv_transfer: dict[str, Any] | None = None
+    #: SGLang's ``bootstrap_host``, ``bootstrap_port`` and ``bootstrap_room``; None when the
+    #: request carried no host and room.
+    bootstrap: tuple[str, int | None, int] | None = None
 
 
 #: The typed fields of each request kind, and the JSON types each takes (an exact match:
@@ -75,6 +78,10 @@ _COMPLETION_FIELDS: dict[str, tuple[type, ...]] = {
     "frequency_penalty": (int, float),
     "user": (str,),
     "kv_transfer_params": (dict,),
+    # SGLang's PD routing fields, as sglang-router adds them.
+    "bootstrap_host": (str,),
+    "bootstrap_port": (int,),
+    "bootstrap_room": (int,),
 }
 _CHAT_FIELDS = {**_COMPLETION_FIELDS, "max_completion_tokens": (int,)}
 
@@ -249,7 +256,15 @@ def parse(
         include_usage=include_usage,
         chat=chat,
         kv_transfer=get("kv_transfer_params"),
+        bootstrap=_bootstrap(body),
     )
+
+
+def _bootstrap(body: Mapping[str, Any]) -> tuple[str, int | None, int] | None:
+    host, room = body.get("bootstrap_host"), body.get("bootstrap_room")
+    if host is None or room is None:
+        return None
+    return host, body.get("bootstrap_port"), room
 
 
 def tokenize(

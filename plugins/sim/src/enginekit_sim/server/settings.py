@@ -22,7 +22,7 @@ from enginekit_sim.limits import LIMITS as LIMITS
 from enginekit_sim.limits import Limit as Limit
 from enginekit_sim.limits import limit_problem as limit_problem
 from enginekit_sim.limits import number_problems
-from enginekit_sim.server.transfer import TransferConfig, transfer_config
+from enginekit_sim.server.transfer import TransferConfig, bootstrap_config, transfer_config
 
 
 def visible_devices(environ: Mapping[str, str]) -> list[str]:
@@ -225,6 +225,16 @@ def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Setti
     keep_alive = _keep_alive(environ, problems)
     dev_mode = _dev_mode(environ, problems)
     transfer = transfer_config(args.kv_transfer_config, environ, args.kv_transfer_ms_per_token, problems)
+    bootstrap = bootstrap_config(
+        args.disaggregation_mode,
+        args.disaggregation_bootstrap_port,
+        args.host,
+        args.kv_transfer_ms_per_token,
+        problems,
+    )
+    if transfer is not None and bootstrap is not None:
+        problems.append("--kv-transfer-config (vLLM's) and --disaggregation-mode (SGLang's): give one")
+    transfer = transfer or bootstrap
     if transfer is not None and dp is not None:
         problems.append(
             "--kv-transfer-config: the simulator moves no KV cache between data-parallel ranks' instances"

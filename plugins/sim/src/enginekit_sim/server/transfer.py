@@ -1,4 +1,11 @@
-"""vLLM's NIXL KV transfer between a prefill and a decode instance, as the routers and the ports see it.
+"""The KV transfer between a prefill and a decode instance, as the routers and the ports see it.
+
+Two engines' protocols, as their routers drive them: vLLM's NIXL (below) and SGLang's
+bootstrap. Under SGLang's, the router sends one request to a prefill and a decode at once,
+each carrying ``bootstrap_host``, ``bootstrap_port`` and ``bootstrap_room``; the prefill
+computes the prompt and holds its blocks under the room at its bootstrap server (on
+``--disaggregation-bootstrap-port``, its leader's); the decode asks that server for the
+room, waiting until the prefill holds it, and the client gets the decode's answer.
 
 What crosses HTTP is vLLM's: a request whose ``kv_transfer_params`` say ``do_remote_decode``
 is prefilled here, and its answer carries the parameters a decode instance needs
@@ -17,6 +24,7 @@ how many tokens they hold, then waits the modelled transfer time for them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import uuid
 from collections.abc import Callable, Mapping
@@ -34,15 +42,45 @@ HOLD_SECONDS = 30.0
 MAX_LINE = 4096
 
 
+#: vLLM's protocol (``kv_transfer_params``) and SGLang's (``bootstrap_*``).
+VLLM, SGLANG = "vllm", "sglang"
+#: How long a prefill's bootstrap server waits for a room a decode asks for: the router
+#: sends the request to both at once (SGLang's SGLANG_DISAGGREGATION_BOOTSTRAP_TIMEOUT is 300).
+ROOM_WAIT = 30.0
+
+
 @dataclass(frozen=True)
 class TransferConfig:
-    """The settings of ``--kv-transfer-config`` and the side channel's variables."""
+    """A prefill or decode instance's transfer: whose protocol, and where its side channel listens."""
 
     host: str
     port: int
     engine_id: str
     #: Seconds to move one token's KV cache from the prefill.
     s_per_token: float
+    protocol: str = VLLM
+    #: SGLang's ``--disaggregation-mode``: ``prefill`` or ``decode``; empty under vLLM's,
+    #: where each request says which it is.
+    mode: str = ""
+
+
+def bootstrap_config(
+    mode: str, port: int, host: str, ms_per_token: float, problems: list[str]
+) -> TransferConfig | None:
+    """SGLang's ``--disaggregation-mode`` and bootstrap port; None for ``null`` (no role)."""
+    if mode == "null":
+        return None
+    if not 1 <= port <= 65535:
+        problems.append(f"--disaggregation-bootstrap-port must be a port, got {port}")
+    # SGLang's bootstrap server listens on every address of the prefill's host.
+    return TransferConfig(
+        host=host or "0.0.0.0",
+        port=port,
+        engine_id="",
+        s_per_token=ms_per_token / 1000,
+        protocol=SGLANG,
+        mode=mode,
+    )
 
 
 def transfer_config(
@@ -91,11 +129,18 @@ class SideChannel:
     #: Called once for each request whose blocks a decode instance read.
     on_served: Callable[[], None] = lambda: None
     _server: asyncio.Server | None = None
+    #: Rooms a decode asked for before the prefill held them, and who waits for each.
+    _waiting: dict[str, asyncio.Event] = field(default_factory=dict)
 
     @property
     def port(self) -> int:
-        """Where this rank listens: the base plus its data-parallel rank, as vLLM 0.11.1 on."""
-        return self.config.port + self.rank
+        """Where this rank listens: the base plus its data-parallel rank (vLLM 0.11.1 on); SGLang's one."""
+        return self.config.port + (self.rank if self.config.protocol == VLLM else 0)
+
+    @property
+    def listens(self) -> bool:
+        """Whether this instance listens at all: every vLLM one, only an SGLang prefill."""
+        return self.config.protocol == VLLM or self.config.mode == "prefill"
 
     async def start(self) -> None:
         """Bind, or raise OSError as vLLM's ZMQ bind does on a port another process holds."""
@@ -111,6 +156,9 @@ class SideChannel:
         now = asyncio.get_running_loop().time()
         self.held = {rid: kept for rid, kept in self.held.items() if kept[1] > now}
         self.held[request_id] = (tokens, now + HOLD_SECONDS)
+        waiter = self._waiting.pop(request_id, None)
+        if waiter is not None:
+            waiter.set()
         blocks = list(range(1, (tokens + block_size - 1) // block_size + 1))
         return {
             "do_remote_prefill": True,
@@ -134,6 +182,11 @@ class SideChannel:
             line = await asyncio.wait_for(reader.readline(), 10)
             asked = json.loads(line) if line else None
             rid = asked.get("remote_request_id") if isinstance(asked, dict) else None
+            if isinstance(rid, str) and rid not in self.held and self.config.protocol == SGLANG:
+                # The router sent the request to both at once: wait for the prefill to hold it.
+                waiter = self._waiting.setdefault(rid, asyncio.Event())
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(waiter.wait(), ROOM_WAIT)
             kept = self.held.pop(rid, None) if isinstance(rid, str) else None
             if kept is None:
                 answer: dict[str, Any] = {"error": "no blocks held for that request"}
@@ -153,7 +206,7 @@ class TransferFailed(Exception):
 
 
 async def fetch(params: Mapping[str, Any], timeout: float = 10.0) -> int:
-    """Ask the prefill's side channel for a request's blocks; how many tokens they hold.
+    """Ask the prefill's side channel for a request's blocks (vLLM's ``kv_transfer_params``); their tokens.
 
     :raises TransferFailed: the parameters lack what vLLM's decode needs, or the prefill
         does not answer with the blocks.
@@ -161,12 +214,20 @@ async def fetch(params: Mapping[str, Any], timeout: float = 10.0) -> int:
     host, port, rid = params.get("remote_host"), params.get("remote_port"), params.get("remote_request_id")
     if not isinstance(host, str) or type(port) is not int or not isinstance(rid, str):
         raise TransferFailed("kv_transfer_params lack remote_host, remote_port or remote_request_id")
+    return await fetch_from(host, port, rid, timeout)
+
+
+async def fetch_from(host: str, port: int, rid: str, timeout: float = 10.0) -> int:
+    """Ask the side channel at ``host:port`` for the blocks held under ``rid``; how many tokens they hold.
+
+    :raises TransferFailed: nothing answers there, or it holds no blocks under ``rid``.
+    """
     try:
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port, limit=MAX_LINE), timeout)
         try:
             writer.write(json.dumps({"remote_request_id": rid}).encode() + b"\n")
             await writer.drain()
-            answer = json.loads(await asyncio.wait_for(reader.readline(), timeout) or b"{}")
+            answer = json.loads(await asyncio.wait_for(reader.readline(), timeout + ROOM_WAIT) or b"{}")
         finally:
             writer.close()
     except (OSError, ValueError, asyncio.TimeoutError) as exc:
