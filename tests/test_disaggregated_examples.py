@@ -100,3 +100,30 @@ def test_the_docs_show_what_layout_prints_and_the_routers_argv(
     shown_json = json.loads(out)
     assert shlex.split(router[0].replace("\n", " ")) == shown_json["argv"]
     assert router[1] == " ".join(f"{k}={v}" for k, v in shown_json["env"].items())
+
+
+def test_the_router_is_a_process_of_the_replica_built_from_its_spec_alone(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(capsys, "router", str(FOLDER / "sim-pd.toml"), "--dry-run")
+    assert code == 0, err
+    shown = json.loads(out)
+    argv = shown["argv"]
+    # The spec's [router]: its port and metrics port; the instances' URLs from their layout.
+    assert argv[argv.index("--port") + 1] == "8300"
+    assert argv[argv.index("--prometheus-port") + 1] == "8301"
+    assert [argv[i + 1] for i, a in enumerate(argv) if a in ("--prefill", "--decode")] == [
+        "http://127.0.0.1:8310",
+        "http://127.0.0.1:8311",
+        "http://127.0.0.1:8320",
+    ]
+    # An option says otherwise where it is given.
+    code, out, err = run(capsys, "router", str(FOLDER / "sim-pd.toml"), "--port", "9300", "--dry-run")
+    assert code == 0, err
+    assert "9300" in json.loads(out)["argv"]
+
+
+def test_shard_specs_without_a_port_are_refused_naming_the_option(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "router", str(EXAMPLES / "sim-single.toml"), "--dry-run")
+    assert (code, out) == (2, "")
+    assert "router: --port: required (where clients reach the router)" in err

@@ -371,6 +371,13 @@ TARGETS: tuple[Target, ...] = (
         "src/enginekit_vllm/disaggregated.py",
         ("tests/test_vllm_disaggregated.py",),
     ),
+    # Issue 27: a prefill or decode instance's SGLang flags (bootstrap port, devices).
+    Target(
+        "sglang.disaggregated",
+        "plugins/sglang",
+        "src/enginekit_sglang/disaggregated.py",
+        ("tests/test_sglang_disaggregated.py", "tests/test_sglang_releases.py"),
+    ),
     Target(
         "sglang.policy",
         "plugins/sglang",

@@ -320,3 +320,66 @@ def test_a_role_with_a_fabric_gets_ucx_on_its_hcas_and_on_roce_its_gid_index() -
     # Aggregated, or without a fabric: UCX is left as the Go seed left it.
     assert "UCX_NET_DEVICES" not in placement_env(ShardSpec(profile=p, hcas=("mlx5_0",), gid_index=3)).env
     assert "UCX_NET_DEVICES" not in placement_env(ShardSpec(profile=p, role="decode")).env
+
+
+def test_ucx_variables_say_why_they_are_set() -> None:
+    from enginekit.placement.env import placement_env
+    from enginekit.spec.model import ShardSpec
+
+    roce = placement_env(ShardSpec(profile=profile(), role="decode", hcas=("mlx5_0",), gid_index=3))
+    assert roce.why["UCX_NET_DEVICES"] == (
+        "the KV transfer's devices: the chosen fabric's adapters (port 1 where none is said), as "
+        "NCCL's; left unset, UCX may send the cache over another network"
+    )
+    assert roce.why["UCX_IB_GID_INDEX"] == (
+        "RoCE: the routable RoCE v2 GID entry placement chose, NCCL's too; UCX's own pick may be a "
+        "GID whose address does not route between the nodes"
+    )
+
+
+def _problems(**fields: object) -> list[str]:
+    from enginekit.spec.model import ShardSpec
+    from enginekit.spec.rules import check_spec
+
+    base: dict[str, object] = {"profile": profile(tp=2), "http_port": 8000, "role": "prefill"}
+    return [p.removeprefix("shard spec (unnamed): ") for p in check_spec(ShardSpec(**{**base, **fields}))]  # type: ignore[arg-type]
+
+
+def test_the_transfer_range_is_said_exactly_and_ends_at_65535_inclusive() -> None:
+    assert _problems(kv_transfer_port=65535) == [
+        "kv_transfer_port: 65535 leaves no room for the 2 port(s) the KV transfer's side channel takes "
+        "(one per tensor-parallel rank of each data-parallel rank): at most 65534"
+    ]
+    assert _problems(kv_transfer_port=65534) == []  # 65534 and 65535
+    # Out of range is said once, as a port: no "no room" on top of it.
+    assert _problems(kv_transfer_port=65536) == ["kv_transfer_port: expected a port in 1-65535, got 65536"]
+    assert _problems(kv_transfer_port=-1) == ["kv_transfer_port: expected a port in 1-65535, got -1"]
+    # Port 1 is a port: its range is judged against the shard's others.
+    assert _problems(kv_transfer_port=1, http_port=2) == [
+        "http_port: 2 overlaps the KV transfer's side channel, 1-2 (kv_transfer_port, one port per "
+        "tensor-parallel rank of each data-parallel rank)"
+    ]
+
+
+def test_the_leader_port_and_the_kv_event_ports_may_not_be_in_the_transfer_range() -> None:
+    assert _problems(kv_transfer_port=5600, leader_port=5601) == [
+        "leader_port: 5601 overlaps the KV transfer's side channel, 5600-5601 (kv_transfer_port, one "
+        "port per tensor-parallel rank of each data-parallel rank)"
+    ]
+    # A connecting publisher takes its port alone; a binding one the replay port after it too.
+    assert _problems(kv_transfer_port=5600, kv_events_port=5599, kv_events_mode="connect") == []
+    assert _problems(kv_transfer_port=5600, kv_events_port=5599) == [
+        "kv_events_port: 5599-5600 overlaps the KV transfer's side channel, 5600-5601 (kv_transfer_port, "
+        "one port per tensor-parallel rank of each data-parallel rank)"
+    ]
+
+
+def test_a_long_role_or_connector_is_shown_cut_at_forty_characters() -> None:
+    role = "r" * 60
+    assert _problems(role=role) == [
+        f"role: expected one of 'aggregated', 'prefill', 'decode', got {repr(role)[:40]}"
+    ]
+    connector = "X" * 60
+    assert _problems(kv_connector=connector) == [
+        f"kv_connector: expected a connector's name in lower case (nixl, mooncake), got {connector[:40]!r}"
+    ]

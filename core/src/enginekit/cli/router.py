@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING, Any
 
 from enginekit.base.errors import SpecError
 from enginekit.base.exits import EXIT_OK, EXIT_UNUSABLE
 from enginekit.cli.context import Invalid, Run
 from enginekit.cli.values import count
+
+if TYPE_CHECKING:
+    from enginekit.plan.launch import LaunchPlan
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,16 +32,24 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         nargs="+",
         help=(
             "the shard spec of each API server the router fronts, as given to `enginekit run`: "
-            "aggregated workers, or a disaggregated replica's prefill and decode instances"
+            "aggregated workers, or a disaggregated replica's prefill and decode instances; or one "
+            "disaggregated replica spec, whose [router] says the rest"
         ),
     )
-    parser.add_argument("--port", type=count, required=True, help="where clients reach the router")
-    parser.add_argument("--host", default="127.0.0.1", help="the address it binds (default: 127.0.0.1)")
+    parser.add_argument(
+        "--port",
+        type=count,
+        default=None,
+        help="where clients reach the router (required but from a replica spec)",
+    )
+    parser.add_argument(
+        "--host", default=None, help="the address it binds (default: a replica spec's, else 127.0.0.1)"
+    )
     parser.add_argument(
         "--metrics-port",
         type=count,
-        default=DEFAULT_METRICS_PORT,
-        help=f"its Prometheus port, on --host (default: {DEFAULT_METRICS_PORT}, vllm-router's)",
+        default=None,
+        help=f"its Prometheus port, on --host (default: a replica spec's, else {DEFAULT_METRICS_PORT})",
     )
     parser.add_argument(
         "--policy",
@@ -71,8 +83,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 def router(run: Run) -> int:
     """Plan every shard, build the router's command from the plans, and print it or exec it."""
-    from enginekit.cli.plans import plan_for
     from enginekit.replica.router import (
+        DEFAULT_METRICS_PORT,
         KV_AWARE,
         PD_DEFAULT_POLICY,
         RouterOptions,
@@ -83,16 +95,21 @@ def router(run: Run) -> int:
     args = run.args
     if not args.executable:
         raise Invalid(["router: --executable: expected the router program, got ''"], code=EXIT_UNUSABLE)
-    plans = [plan_for(run, source) for source in args.specs]
-    policy = args.policy or (PD_DEFAULT_POLICY if is_disaggregated(plans) else KV_AWARE)
+    plans, given = _plans(run)
+    policy = (
+        args.policy or given.get("policy") or (PD_DEFAULT_POLICY if is_disaggregated(plans) else KV_AWARE)
+    )
+    port = args.port or given.get("port")
+    if not port:
+        raise Invalid(["router: --port: required (where clients reach the router)"], code=EXIT_UNUSABLE)
     options = RouterOptions(
-        port=args.port,
-        host=args.host,
+        port=port,
+        host=args.host or given.get("host") or "127.0.0.1",
         policy=policy,
         unchecked_clients=args.unchecked_clients,
         block_size=args.block_size,
         executable=args.executable,
-        metrics_port=args.metrics_port,
+        metrics_port=args.metrics_port or given.get("metrics_port") or DEFAULT_METRICS_PORT,
     )
     try:
         command = router_command(plans, options)
@@ -127,3 +144,41 @@ def router(run: Run) -> int:
         said = f"router: cannot start {command.path!r}: {exc.strerror}"
         raise Invalid([said], code=EXIT_UNUSABLE) from None
     return EXIT_OK  # not reached
+
+
+def _plans(run: Run) -> tuple[list[LaunchPlan], dict[str, Any]]:
+    """The plans of the API servers the router fronts, and what a disaggregated replica's [router] says.
+
+    One disaggregated replica spec is expanded as ``enginekit layout --shards`` expands it:
+    the router fronts each instance's API servers, and takes its port, metrics port, bind
+    address and policy from the spec where no option says otherwise.
+    """
+    from enginekit.cli.plans import plan_for
+
+    sources = run.args.specs
+    if len(sources) == 1:
+        from enginekit.replica.disaggregated import is_disaggregated as spec_is_disaggregated
+
+        raw, _ = run.document(sources[0])
+        if spec_is_disaggregated(raw):
+            return _replica_plans(run, raw)
+    return [plan_for(run, source) for source in sources], {}
+
+
+def _replica_plans(run: Run, raw: Any) -> tuple[list[LaunchPlan], dict[str, Any]]:
+    from enginekit.replica.disaggregated import expand_disaggregated, load_disaggregated, router_host
+
+    spec = load_disaggregated(raw, lenient=run.config.lenient)
+    try:
+        expanded = expand_disaggregated(spec)
+        plans = [run.registry.engine(s.profile.engine).plan(s) for _, ranks in expanded for s in ranks]
+    except SpecError as exc:
+        raise Invalid(exc.problems) from None
+    _, host = router_host(spec)
+    given = {
+        "port": spec.router.port,
+        "metrics_port": spec.router.metrics_port,
+        "host": host,
+        "policy": spec.router.policy,
+    }
+    return [plan for plan in plans if plan.serves_http], given
