@@ -8,7 +8,14 @@ import attrs
 import pytest
 from enginekit.base.errors import SpecError
 from enginekit.layout.compute import KV_TRANSFER, layout
-from enginekit.layout.model import ANY_ENGINE, Layout
+from enginekit.layout.model import (
+    ANY_ENGINE,
+    TRANSFER_LEADER,
+    TRANSFER_RANK,
+    KVTransferPorts,
+    Layout,
+    LayoutRules,
+)
 from enginekit.replica.disaggregated import (
     DisaggregatedSpec,
     Instance,
@@ -104,13 +111,24 @@ def disaggregated(draw: st.DrawFn) -> DisaggregatedSpec:
     )
 
 
+#: Each engine's way of deriving its transfer ports: any engine's (the widest), vLLM's from
+#: 0.11.1 (one per engine core), and SGLang's (a prefill's bootstrap server alone).
+TRANSFER_RULES = [
+    ANY_ENGINE,
+    attrs.evolve(ANY_ENGINE, kv_transfer=KVTransferPorts(scope=TRANSFER_RANK)),
+    attrs.evolve(
+        ANY_ENGINE, kv_transfer=KVTransferPorts(roles=frozenset({"prefill"}), scope=TRANSFER_LEADER)
+    ),
+]
+
+
 @settings(max_examples=200, deadline=None)
-@given(disaggregated())
+@given(disaggregated(), st.sampled_from(TRANSFER_RULES))
 def test_no_two_listeners_of_any_valid_disaggregated_replica_collide_on_a_host(
-    case: DisaggregatedSpec,
+    case: DisaggregatedSpec, rules: LayoutRules
 ) -> None:
     assert disaggregated_problems(case) == []
-    laid = disaggregated_layouts(case)
+    laid = disaggregated_layouts(case, {"prefill": rules, "decode": rules})
     router = [("10.0.0.1", case.router.port), ("10.0.0.1", case.router.metrics_port)]
     assert taken([(i.where, one) for i, one in laid], router) == []
     # Every instance has its side channel, on ports no other instance's derives.
@@ -122,7 +140,11 @@ def test_no_two_listeners_of_any_valid_disaggregated_replica_collide_on_a_host(
         if listener.name == KV_TRANSFER
         for port in range(listener.port, listener.last + 1)
     ]
-    assert len(transfer) == len(set(transfer)) >= len(laid)
+    assert len(transfer) == len(set(transfer))
+    # Every instance that listens has its own side channel.
+    assert rules.kv_transfer is not None
+    listening = [i for i, _ in laid if i.role in rules.kv_transfer.roles]
+    assert len(transfer) >= len(listening)
 
 
 @settings(max_examples=100, deadline=None)
