@@ -227,3 +227,36 @@ def test_as_sglang_a_bootstrap_port_another_process_holds_stops_the_prefill_at_s
             proc.close()
     finally:
         held.close()
+
+
+def test_a_room_never_held_fails_the_decode_after_the_wait_and_is_forgotten(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(transfer, "ROOM_WAIT", 0.05)
+    config = transfer.TransferConfig(
+        host="127.0.0.1",
+        port=free_port(),
+        engine_id="",
+        s_per_token=0,
+        protocol=transfer.SGLANG,
+        mode="prefill",
+    )
+
+    async def scenario() -> tuple[str, dict[str, object]]:
+        side = transfer.SideChannel(config)
+        await side.start()
+        try:
+            with pytest.raises(transfer.TransferFailed, match="holds no blocks for request '7'") as caught:
+                await transfer.fetch_from("127.0.0.1", config.port, "7", timeout=1.0)
+            # A room the prefill holds later is met by a decode that asked first.
+            asked = asyncio.ensure_future(transfer.fetch_from("127.0.0.1", config.port, "8", timeout=1.0))
+            await asyncio.sleep(0.01)
+            side.hold("8", 32, 16)
+            assert await asked == 32
+            return str(caught.value), dict(side._waiting)
+        finally:
+            side.close()
+
+    message, waiting = asyncio.run(scenario())
+    assert "127.0.0.1" in message
+    assert waiting == {}

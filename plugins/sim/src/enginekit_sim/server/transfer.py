@@ -24,7 +24,6 @@ how many tokens they hold, then waits the modelled transfer time for them.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import uuid
 from collections.abc import Callable, Mapping
@@ -185,8 +184,12 @@ class SideChannel:
             if isinstance(rid, str) and rid not in self.held and self.config.protocol == SGLANG:
                 # The router sent the request to both at once: wait for the prefill to hold it.
                 waiter = self._waiting.setdefault(rid, asyncio.Event())
-                with contextlib.suppress(asyncio.TimeoutError):
+                try:
                     await asyncio.wait_for(waiter.wait(), ROOM_WAIT)
+                except asyncio.TimeoutError:
+                    # Never held: forget the room, or every such ask would be kept for ever.
+                    if self._waiting.get(rid) is waiter:
+                        del self._waiting[rid]
             kept = self.held.pop(rid, None) if isinstance(rid, str) else None
             if kept is None:
                 answer: dict[str, Any] = {"error": "no blocks held for that request"}
