@@ -156,3 +156,37 @@ def test_sglang_instances_refuse_what_sglang_router_lacks() -> None:
     ]
     mixed = [sglang_plan(0, "prefill"), plan(1, "decode")]
     assert any("one router serves one protocol" in p for p in router_problems(mixed, OPTIONS))
+
+
+@pytest.mark.parametrize("host", ["127.attacker.example", "localhost.example", "0.0.0.0", "10.0.0.5", "::"])
+def test_a_name_that_looks_like_loopback_is_no_loopback_for_a_router_holding_the_key(host: str) -> None:
+    (problem,) = router_problems(pd(), attrs.evolve(OPTIONS, host=host))
+    assert problem.startswith(f"router host: {host}: vllm-router's PD mode checks no client's key")
+
+
+@pytest.mark.parametrize(
+    "host", ["127.0.0.1", "127.8.9.10", "localhost", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1"]
+)
+def test_every_spelling_of_loopback_may_hold_the_key(host: str) -> None:
+    assert router_problems(pd(), attrs.evolve(OPTIONS, host=host)) == []
+
+
+def test_the_connector_an_instance_leaves_out_is_its_engines_default() -> None:
+    # SGLang's default is Mooncake: an instance saying nothing and one saying nixl cannot meet.
+    mixed = [sglang_plan(0, "prefill"), sglang_plan(1, "decode", kv_connector="nixl")]
+    assert any("the instances say mooncake, nixl" in p for p in router_problems(mixed, OPTIONS))
+    same = [sglang_plan(0, "prefill"), sglang_plan(1, "decode", kv_connector="mooncake")]
+    assert router_problems(same, OPTIONS) == []
+
+
+def test_each_router_takes_only_its_own_policies() -> None:
+    sglang = [sglang_plan(0, "prefill"), sglang_plan(1, "decode")]
+    assert router_problems(sglang, attrs.evolve(OPTIONS, policy="manual")) == []
+    assert router_problems(pd(), attrs.evolve(OPTIONS, policy="manual")) == [
+        "router policy: vllm-router has no 'manual' policy (it has kv_aware, cache_aware, round_robin, "
+        "random, power_of_two, consistent_hash, sticky_least_loaded)"
+    ]
+    assert router_problems(pd(), attrs.evolve(OPTIONS, policy="x" * 60)) == [
+        f"router policy: vllm-router has no {'x' * 40!r} policy (it has kv_aware, cache_aware, round_robin, "
+        "random, power_of_two, consistent_hash, sticky_least_loaded)"
+    ]

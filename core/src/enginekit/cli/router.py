@@ -23,6 +23,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         KV_AWARE,
         PD_DEFAULT_POLICY,
         POLICIES,
+        SGLANG_POLICIES,
         VLLM_ROUTER,
     )
 
@@ -53,7 +54,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--policy",
-        choices=POLICIES,
+        choices=tuple(dict.fromkeys((*POLICIES, *SGLANG_POLICIES))),
         default=None,
         help=f"default: {KV_AWARE}, or {PD_DEFAULT_POLICY} in front of prefill and decode instances",
     )

@@ -114,7 +114,8 @@ def router_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list
         problems.append(f"router metrics port: expected a port in 1-65535, got {options.metrics_port}")
     elif options.metrics_port == options.port:
         problems.append(f"router metrics port: {options.metrics_port} is the router's own port")
-    if options.policy not in POLICIES:
+    # A PD router's policies are its own, judged with its instances (sglang-router's differ).
+    if options.policy not in POLICIES and not is_disaggregated(plans):
         problems.append(f"router policy: expected one of {', '.join(POLICIES)}, got {options.policy[:40]!r}")
     if not 1 <= options.block_size <= 4096:
         problems.append(f"router block size: expected 1-4096 tokens, got {options.block_size}")
@@ -208,17 +209,25 @@ def _pd_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list[st
         )
     elif sglang == {True} and options.policy not in SGLANG_POLICIES:
         problems.append(
-            f"router policy: sglang-router has no {options.policy!r} policy "
+            f"router policy: sglang-router has no {options.policy[:40]!r} policy "
             f"(it has {', '.join(SGLANG_POLICIES)})"
+        )
+    elif sglang == {False} and options.policy not in POLICIES:
+        problems.append(
+            f"router policy: vllm-router has no {options.policy[:40]!r} policy (it has {', '.join(POLICIES)})"
         )
     models = {plan.shard.profile.model_name() for plan in plans}
     if len(models) > 1:
         problems.append(f"router: its workers serve different models ({', '.join(sorted(models))})")
-    connectors = {plan.shard.kv_connector or "nixl" for plan in plans}
+    # Each engine's own default where an instance names none: vLLM's is NIXL, SGLang's Mooncake.
+    connectors = {
+        plan.shard.kv_connector or ("mooncake" if speaks_sglang(plan) else "nixl") for plan in plans
+    }
     if len(connectors) > 1 or not connectors <= set(PD_CONNECTORS):
         problems.append(
-            f"router: kv_connector: the instances say {', '.join(sorted(connectors))}; vllm-router "
-            f"moves one of {', '.join(PD_CONNECTORS)} for all of them"
+            f"router: kv_connector: the instances say {', '.join(sorted(connectors))}: a prefill and a "
+            f"decode move the cache with one connector ({' or '.join(PD_CONNECTORS)}), and the "
+            f"router names one for all of them"
         )
     sizes = {block_size(plan.commands[-1].args) for plan in plans}
     if len(sizes) > 1:
@@ -269,7 +278,20 @@ def _sglang_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> lis
 
 
 def _loopback(host: str) -> bool:
-    return host == "localhost" or host.startswith("127.") or host == "::1"
+    """Whether ``host`` is this host's loopback: ``localhost`` or a loopback address, in any spelling.
+
+    A name that merely starts with ``127.`` resolves wherever its owner likes.
+    """
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return bool(address.is_loopback or (mapped is not None and mapped.is_loopback))
 
 
 #: Addresses that stand for a whole host: a listener on one shares its ports with every other.
