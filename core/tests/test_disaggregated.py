@@ -405,3 +405,60 @@ def test_a_long_role_or_connector_is_shown_cut_at_forty_characters() -> None:
     assert _problems(kv_connector=connector) == [
         f"kv_connector: expected a connector's name in lower case (nixl, mooncake), got {connector[:40]!r}"
     ]
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("127.0.0.1", ""),
+        ("127.0.0.1", "localhost"),
+        ("::1", "0:0::1"),
+        ("10.0.0.1", "10.0.0.1"),
+        ("fd00::1", "FD00:0::1"),
+    ],
+)
+def test_one_host_spelled_two_ways_is_one_host(first: str, second: str) -> None:
+    prefill = Role(
+        profile=profile(),
+        http_port=8310,
+        instances=(Instance(nodes=(ReplicaNode(addr=first, gpu_indices=(0,)),)),),
+    )
+    decode = Role(
+        profile=profile(),
+        http_port=8310,
+        instances=(Instance(nodes=(ReplicaNode(addr=second, gpu_indices=(0,)),)),),
+    )
+    problems = disaggregated_problems(
+        spec(prefill=prefill, decode=decode, router=Router(port=8000, metrics_port=0))
+    )
+    assert any("GPU 0 is prefill.instances[0] node 0's too" in p for p in problems), problems
+    assert any("http 8310 overlaps" in p for p in problems), problems
+
+
+def test_two_hosts_are_two_hosts() -> None:
+    prefill = Role(
+        profile=profile(),
+        http_port=8310,
+        instances=(Instance(nodes=(ReplicaNode(addr="10.0.0.1", gpu_indices=(0,)),)),),
+    )
+    decode = Role(
+        profile=profile(),
+        http_port=8310,
+        instances=(Instance(nodes=(ReplicaNode(addr="10.0.0.2", gpu_indices=(0,)),)),),
+    )
+    assert disaggregated_problems(spec(prefill=prefill, decode=decode, router=Router(port=8000))) == []
+
+
+def test_the_router_binds_loopback_unless_told_and_takes_a_policy_a_router_has() -> None:
+    from enginekit.replica.disaggregated import router_host
+
+    assert router_host(spec(router=Router(addr="10.0.0.1", port=8000))) == ("10.0.0.1", "127.0.0.1")
+    assert router_host(spec(router=Router(addr="10.0.0.1", host="0.0.0.0", port=8000))) == (
+        "10.0.0.1",
+        "0.0.0.0",
+    )
+    assert disaggregated_problems(spec(router=Router(port=8000, policy="manual"))) == []
+    assert disaggregated_problems(spec(router=Router(port=8000, policy="b" * 50))) == [
+        "router.policy: expected one of round_robin, random, cache_aware, power_of_two, consistent_hash, "
+        f"sticky_least_loaded, manual, got {'b' * 40!r}"
+    ]

@@ -14,6 +14,7 @@ instances never derive the same port wherever they run.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -38,6 +39,17 @@ from enginekit.spec.rules import is_host, kv_transfer_span
 
 #: The roles of a disaggregated replica, in the order its instances are laid out.
 DISAGGREGATED_ROLES = (PREFILL, DECODE)
+#: What either router takes as a policy in front of prefill and decode instances (each
+#: router's own are judged when its command is built): vllm-router's and sglang-router's.
+ROUTER_POLICIES = (
+    "round_robin",
+    "random",
+    "cache_aware",
+    "power_of_two",
+    "consistent_hash",
+    "sticky_least_loaded",
+    "manual",
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -82,7 +94,8 @@ class Router:
 
     #: The node it runs on; empty: the first prefill instance's first node.
     addr: str = ""
-    #: The address it binds; empty: ``addr``, else loopback.
+    #: The address it binds; empty: loopback (a gateway in front reaches it there, and
+    #: vllm-router's PD mode checks no client's key: binding wider is a choice to make).
     host: str = ""
     port: int = 0
     #: Its Prometheus port, on ``host``.
@@ -225,10 +238,10 @@ def disaggregated_layouts(
 
 
 def router_host(spec: DisaggregatedSpec) -> tuple[str, str]:
-    """Where the router runs (its node's address) and what it binds."""
+    """Where the router runs (its node's address) and what it binds (loopback unless ``router.host``)."""
     first = spec.prefill.instances[0] if spec.prefill.instances else Instance()
     addr = spec.router.addr or (first.nodes[0].addr if first.nodes else "")
-    return addr, spec.router.host or addr or "127.0.0.1"
+    return addr, spec.router.host or "127.0.0.1"
 
 
 def _layout_of(replica: ReplicaSpec, rules: LayoutRules) -> Layout:
@@ -300,6 +313,8 @@ def _whole(spec: DisaggregatedSpec) -> Iterator[str]:
         value = getattr(router, field)
         if value and not is_host(value):
             yield f"router.{field}: expected a host name or IP address, got {value[:40]!r}"
+    if router.policy and router.policy not in ROUTER_POLICIES:
+        yield f"router.policy: expected one of {', '.join(ROUTER_POLICIES)}, got {router.policy[:40]!r}"
 
 
 def _host_problems(spec: DisaggregatedSpec, laid: tuple[InstanceSpec, ...]) -> list[str]:
@@ -317,7 +332,7 @@ def _host_problems(spec: DisaggregatedSpec, laid: tuple[InstanceSpec, ...]) -> l
         replica = instance.replica
         nodes = replica.nodes or (ReplicaNode(),)
         for node_layout, node in zip(_layout_of(replica, ANY_ENGINE).nodes, nodes, strict=False):
-            host = node.addr or "this host"
+            host = _host(node.addr)
             where = f"{instance.where} node {node_layout.index}"
             for process in node_layout.processes:
                 for listener in (*process.listens, *process.reserves):
@@ -327,13 +342,34 @@ def _host_problems(spec: DisaggregatedSpec, laid: tuple[InstanceSpec, ...]) -> l
                     if other != where:
                         problems.append(f"{where}: GPU {gpu} is {other}'s too, on the same host ({host})")
     addr, _ = router_host(spec)
-    router_at = addr or "this host"
+    router_at = _host(addr)
     for name, port in (("router.port", spec.router.port), ("router.metrics_port", spec.router.metrics_port)):
         if port:
             held.setdefault(router_at, []).append((Listener(name, port), name))
     for host, listeners in held.items():
         problems += _clashes(host, listeners)
     return problems
+
+
+#: How a node with no address, or a loopback one, is named: the one local host.
+LOCAL = "this host"
+
+
+def _host(addr: str) -> str:
+    """One name per host however its address is spelled: no address, ``localhost`` and loopback are this host.
+
+    An IP address is written as Python writes it (``0:0::1`` is ``::1``); a name other than
+    ``localhost`` is kept as given, unresolved (nothing is read while a plan is built).
+    """
+    if not addr or addr.lower().rstrip(".") == "localhost":
+        return LOCAL
+    try:
+        address = ipaddress.ip_address(addr)
+    except ValueError:
+        return addr.lower().rstrip(".")
+    mapped = getattr(address, "ipv4_mapped", None)
+    address = mapped or address
+    return LOCAL if address.is_loopback else str(address)
 
 
 def _lists_gpus(node: ReplicaNode, replica: ReplicaSpec) -> bool:
