@@ -127,3 +127,12 @@ def test_shard_specs_without_a_port_are_refused_naming_the_option(capsys: pytest
     code, out, err = run(capsys, "router", str(EXAMPLES / "sim-single.toml"), "--dry-run")
     assert (code, out) == (2, "")
     assert "router: --port: required (where clients reach the router)" in err
+
+
+@pytest.mark.parametrize("kind", [["lws", "--image", "registry.example.com/x:1"], ["slurm"]])
+def test_an_export_of_a_disaggregated_replica_says_it_is_not_built(
+    capsys: pytest.CaptureFixture[str], kind: list[str]
+) -> None:
+    code, out, err = run(capsys, "export", kind[0], str(FOLDER / "sim-pd.toml"), *kind[1:])
+    assert (code, out) == (1, "")
+    assert "a disaggregated replica (prefill and decode): its export is not built yet" in err

@@ -34,6 +34,9 @@ from enginekit.spec.model import Profile
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+#: Every instance of the helpers on this host's loopback, as a test on one machine runs them.
+HERE = (ReplicaNode(addr="127.0.0.1"),)
+
 
 def profile(**fields: object) -> Profile:
     base: dict[str, object] = {"name": "p", "engine": "sim", "model_path": "/m"}
@@ -49,14 +52,14 @@ def spec(**fields: object) -> DisaggregatedSpec:
             profile=profile(),
             http_port=8100,
             instances=(
-                Instance(placement=Placement(gpu_indices=(0,))),
-                Instance(placement=Placement(gpu_indices=(1,))),
+                Instance(nodes=HERE, placement=Placement(gpu_indices=(0,))),
+                Instance(nodes=HERE, placement=Placement(gpu_indices=(1,))),
             ),
         ),
         "decode": Role(
             profile=profile(tp=2),
             http_port=8200,
-            instances=(Instance(placement=Placement(gpu_indices=(2, 3))),),
+            instances=(Instance(nodes=HERE, placement=Placement(gpu_indices=(2, 3))),),
         ),
     }
     return DisaggregatedSpec(**{**base, **fields})  # type: ignore[arg-type]
@@ -229,7 +232,9 @@ def test_the_router_may_not_take_an_instances_port_or_its_own_twice() -> None:
 
 def test_two_instances_on_one_gpu_of_one_host_are_refused() -> None:
     decode = Role(
-        profile=profile(tp=2), http_port=8200, instances=(Instance(placement=Placement(gpu_indices=(1, 2))),)
+        profile=profile(tp=2),
+        http_port=8200,
+        instances=(Instance(nodes=HERE, placement=Placement(gpu_indices=(1, 2))),),
     )
     assert disaggregated_problems(spec(decode=decode)) == [
         "decode.instances[0] node 0: GPU 1 is prefill.instances[1] node 0's too, on the same host (this host)"
@@ -244,7 +249,7 @@ def test_an_instances_own_problems_name_the_instance() -> None:
         decode=Role(
             profile=profile(tp=2),
             http_port=8200,
-            instances=(Instance(placement=Placement(gpu_indices=(2,))),),
+            instances=(Instance(nodes=HERE, placement=Placement(gpu_indices=(2,))),),
         )
     )
     assert any(
@@ -268,13 +273,16 @@ http_port = 8100
 profile = { name = "p", engine = "sim", model_path = "/m" }
 [[prefill.instances]]
 placement = { gpu_indices = [0] }
+nodes = [{ addr = "127.0.0.1" }]
 [decode]
 http_port = 8200
 profile = { name = "d", engine = "sim", model_path = "/m" }
+[[decode.instances]]
+nodes = [{ addr = "127.0.0.1" }]
 """
     loaded = load_disaggregated(text)
     assert loaded.transfer == Transfer(connector="nixl", port=5600)
-    assert len(loaded.decode.instances) == 1  # one instance where none is listed
+    assert len(loaded.decode.instances) == 1
     assert disaggregated_problems(loaded) == []
     assert is_disaggregated({"prefill": {}, "decode": {}})
     assert not is_disaggregated({"profile": {}, "prefill": 1})
@@ -313,12 +321,17 @@ def test_an_aggregated_shard_takes_no_transfer_settings_and_a_role_is_one_of_thr
     )
     # A binding publisher takes 5599 and its replay 5600.
     assert any("kv_events_port: 5599-5600 overlaps" in x for x in events)
-    assert (
-        check_spec(
-            ShardSpec(profile=p, http_port=8000, role="decode", kv_transfer_port=5600, kv_connector="nixl")
-        )
-        == []
-    )
+    own = {"bind_addr": "10.0.0.1"}
+    assert check_spec(ShardSpec(profile=p, http_port=8000, role="decode", kv_transfer_port=5600, **own)) == []
+    # Without an address of its own, the other instances could not reach it.
+    alone = check_spec(ShardSpec(profile=p, http_port=8000, role="decode", kv_transfer_port=5600))
+    assert alone == [
+        "shard spec (unnamed): bind_addr: a decode shard is reached by the other instances at its own address "
+        "(its KV transfer's side channel binds there): give the node's address (127.0.0.1 where every "
+        "instance runs on this host)"
+    ]
+    # The first node's, given as the leader's address, is its own.
+    assert check_spec(ShardSpec(profile=p, http_port=8000, role="decode", leader_addr="10.0.0.1")) == []
 
 
 def test_the_layout_of_an_instance_is_the_one_layout_functions() -> None:
@@ -363,7 +376,12 @@ def _problems(**fields: object) -> list[str]:
     from enginekit.spec.model import ShardSpec
     from enginekit.spec.rules import check_spec
 
-    base: dict[str, object] = {"profile": profile(tp=2), "http_port": 8000, "role": "prefill"}
+    base: dict[str, object] = {
+        "profile": profile(tp=2),
+        "http_port": 8000,
+        "role": "prefill",
+        "bind_addr": "10.0.0.1",
+    }
     return [p.removeprefix("shard spec (unnamed): ") for p in check_spec(ShardSpec(**{**base, **fields}))]  # type: ignore[arg-type]
 
 
@@ -410,7 +428,7 @@ def test_a_long_role_or_connector_is_shown_cut_at_forty_characters() -> None:
 @pytest.mark.parametrize(
     ("first", "second"),
     [
-        ("127.0.0.1", ""),
+        ("127.0.0.1", "127.0.0.2"),
         ("127.0.0.1", "localhost"),
         ("::1", "0:0::1"),
         ("10.0.0.1", "10.0.0.1"),
@@ -462,3 +480,22 @@ def test_the_router_binds_loopback_unless_told_and_takes_a_policy_a_router_has()
         "router.policy: expected one of round_robin, random, cache_aware, power_of_two, consistent_hash, "
         f"sticky_least_loaded, manual, got {'b' * 40!r}"
     ]
+
+
+def test_more_side_channel_ports_than_a_host_has_is_said_so() -> None:
+    huge = Role(profile=profile(tp=40000), http_port=8200, instances=(Instance(nodes=HERE),))
+    problems = disaggregated_problems(
+        spec(decode=huge, prefill=attrs.evolve(spec().prefill, profile=profile(tp=40000)))
+    )
+    assert (
+        "transfer.port: the instances take 120000 side-channel ports (each dp x tp), more than a host has"
+        in problems
+    )
+
+
+def test_one_hca_twice_is_one_ucx_device() -> None:
+    from enginekit.placement.env import placement_env
+    from enginekit.spec.model import ShardSpec
+
+    twice = placement_env(ShardSpec(profile=profile(), role="decode", hcas=("mlx5_0", "mlx5_0:1")))
+    assert twice.env["UCX_NET_DEVICES"] == "mlx5_0:1"

@@ -260,3 +260,28 @@ def test_a_room_never_held_fails_the_decode_after_the_wait_and_is_forgotten(
     message, waiting = asyncio.run(scenario())
     assert "127.0.0.1" in message
     assert waiting == {}
+
+
+@pytest.mark.parametrize("port", [0, -1, 70000, 10**30])
+def test_a_port_out_of_range_fails_the_transfer_and_never_the_server(port: int) -> None:
+    with pytest.raises(transfer.TransferFailed, match=f"port {port} is no port"):
+        asyncio.run(transfer.fetch_from("127.0.0.1", port, "x"))
+    with pytest.raises(transfer.TransferFailed, match="is no port"):
+        asyncio.run(transfer.fetch({"remote_host": "h" * 300, "remote_port": port, "remote_request_id": "x"}))
+
+
+@pytest.mark.parametrize("port", [0, 70000])
+def test_a_bootstrap_port_out_of_range_is_a_400(port: int) -> None:
+    from enginekit_sim.server import openai
+
+    body = {"prompt": "x", "bootstrap_host": "127.0.0.1", "bootstrap_port": port, "bootstrap_room": 1}
+    with pytest.raises(openai.ApiError) as caught:
+        openai.parse(body, chat=False, names=("m",), adapters={}, max_len=100)
+    assert caught.value.status == 400
+    assert caught.value.param == "bootstrap_port"
+
+
+def test_a_long_host_is_cut_in_the_failure() -> None:
+    with pytest.raises(transfer.TransferFailed) as caught:
+        asyncio.run(transfer.fetch_from("h" * 300, 1, "x", timeout=0.5))
+    assert "h" * 81 not in str(caught.value)

@@ -106,8 +106,14 @@ def test_the_side_channel_ports_are_one_per_engine_from_0_11_1_and_one_per_worke
         assert [(x.port, x.count) for x in process.listens if x.name == "kv-transfer"] == [(5600, count)]
 
 
-def test_a_shard_without_an_address_of_its_own_says_loopback_for_its_side_channel() -> None:
-    command = plan("0.34.0", role="prefill", kv_transfer_port=5600, bind_addr="").commands[-1]
+def test_a_shard_without_an_address_of_its_own_is_refused_and_loopback_is_one() -> None:
+    engine = engine_for(VllmEngine(VllmConfig(version="0.34.0")), "vllm")
+    problems = engine.problems(single(role="prefill", kv_transfer_port=5600, bind_addr=""))
+    assert any(
+        "bind_addr: a prefill shard is reached by the other instances at its own address" in p
+        for p in problems
+    )
+    command = plan("0.34.0", role="prefill", kv_transfer_port=5600, bind_addr="127.0.0.1").commands[-1]
     assert command.env["VLLM_NIXL_SIDE_CHANNEL_HOST"] == "127.0.0.1"
 
 

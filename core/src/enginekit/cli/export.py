@@ -204,6 +204,15 @@ def _load(run: Run, source: str) -> ReplicaSpec:
     from enginekit.replica.spec import load_replica
 
     raw, _ = run.document(source)
+    from enginekit.replica.disaggregated import is_disaggregated
+
+    if is_disaggregated(raw):
+        raise Invalid(
+            [
+                f"{source}: a disaggregated replica (prefill and decode): its export is not built yet; "
+                f"run its instances from `enginekit layout --shards` and its router with `enginekit router`"
+            ]
+        )
     return load_replica(raw, lenient=run.config.lenient)
 
 

@@ -109,7 +109,10 @@ def _show_disaggregated(run: Run, raw: Any) -> int:
         return EXIT_OK
     metrics = f", metrics {spec.router.metrics_port}" if spec.router.metrics_port else ""
     on = addr or "the first prefill node"
-    out = [f"router of {spec.replica_id or '(unnamed)'}: {host}:{spec.router.port}{metrics} (on {on})"]
+    from enginekit.base.text import host_port
+
+    where = host_port(host, spec.router.port)
+    out = [f"router of {spec.replica_id or '(unnamed)'}: {where}{metrics} (on {on})"]
     for instance, one in laid:
         heading = as_text(_titled(instance.replica, f"{instance.where}"), one)
         out.append(heading.rstrip("\n"))

@@ -122,7 +122,7 @@ def _placement_env(spec: ShardSpec) -> EnvBuild:
             # which takes every device it finds otherwise, the management network's included.
             put(
                 "UCX_NET_DEVICES",
-                ",".join(hca if ":" in hca else f"{hca}:1" for hca in spec.hcas),
+                ",".join(dict.fromkeys(hca if ":" in hca else f"{hca}:1" for hca in spec.hcas)),
                 "the KV transfer's devices: the chosen fabric's adapters (port 1 where none is "
                 "said), as NCCL's; left unset, UCX may send the cache over another network",
             )

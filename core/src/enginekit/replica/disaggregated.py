@@ -294,7 +294,12 @@ def _whole(spec: DisaggregatedSpec) -> Iterator[str]:
             kv_transfer_span(getattr(spec, role).profile) * len(getattr(spec, role).instances)
             for role in DISAGGREGATED_ROLES
         )
-        if spec.transfer.port + total - 1 > MAX_PORT:
+        if total > MAX_PORT:
+            yield (
+                f"transfer.port: the instances take {total} side-channel ports (each dp x tp), more "
+                f"than a host has"
+            )
+        elif spec.transfer.port + total - 1 > MAX_PORT:
             yield (
                 f"transfer.port: {spec.transfer.port} leaves no room for the {total} side-channel port(s) "
                 f"the instances take after it (each dp x tp): at most {MAX_PORT + 1 - total}"

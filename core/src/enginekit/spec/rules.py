@@ -229,6 +229,14 @@ def _role(spec: ShardSpec) -> Iterator[str]:
                     f"moves a KV cache (role 'prefill' or 'decode')"
                 )
         return
+    if listens_everywhere(spec.bind_addr) and not (spec.rank == 0 and spec.leader_addr):
+        # Its side channel binds its own address and its answers name it to the other
+        # instances: without one it would be loopback, which no other host reaches.
+        yield (
+            f"bind_addr: a {spec.role} shard is reached by the other instances at its own address "
+            f"(its KV transfer's side channel binds there): give the node's address (127.0.0.1 where "
+            f"every instance runs on this host)"
+        )
     if spec.kv_connector and not re.match(_CONNECTOR, spec.kv_connector):
         yield (
             f"kv_connector: expected a connector's name in lower case (nixl, mooncake), "

@@ -118,8 +118,9 @@ def transfer_env(shard: ShardSpec) -> dict[str, tuple[str, str]]:
     if shard.kv_transfer_port:
         env[SIDE_CHANNEL_PORT] = (
             str(shard.kv_transfer_port),
-            "the side channel's base port, from the layout: vLLM adds each worker's data-parallel "
-            "rank times the tensor-parallel size, plus its tensor-parallel rank, so no two "
-            "instances on a node take the same port",
+            "the side channel's base port, from the layout: vLLM derives each engine core's from "
+            "it (base plus its data-parallel rank; before 0.11.1 each worker's, plus its rank "
+            "times the tensor-parallel size and its tensor-parallel rank), and the layout the same, "
+            "so no two instances on a node take one port",
         )
     return env

@@ -264,7 +264,10 @@ def _bootstrap(body: Mapping[str, Any]) -> tuple[str, int | None, int] | None:
     host, room = body.get("bootstrap_host"), body.get("bootstrap_room")
     if host is None or room is None:
         return None
-    return host, body.get("bootstrap_port"), room
+    port = body.get("bootstrap_port")
+    if port is not None and not 1 <= port <= 65535:
+        raise ApiError(400, f"'bootstrap_port' must be a port in 1-65535, got {port}", "bootstrap_port")
+    return host, port, room
 
 
 def tokenize(

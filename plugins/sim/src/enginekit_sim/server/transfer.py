@@ -225,6 +225,9 @@ async def fetch_from(host: str, port: int, rid: str, timeout: float = 10.0) -> i
 
     :raises TransferFailed: nothing answers there, or it holds no blocks under ``rid``.
     """
+    shown = f"{host[:80]}:{port}"
+    if not 1 <= port <= 65535:
+        raise TransferFailed(f"the prefill's side channel port {port} is no port (1-65535)")
     try:
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port, limit=MAX_LINE), timeout)
         try:
@@ -234,8 +237,8 @@ async def fetch_from(host: str, port: int, rid: str, timeout: float = 10.0) -> i
         finally:
             writer.close()
     except (OSError, ValueError, asyncio.TimeoutError) as exc:
-        raise TransferFailed(f"the prefill's side channel at {host}:{port} did not answer: {exc}") from None
+        raise TransferFailed(f"the prefill's side channel at {shown} did not answer: {exc}") from None
     tokens = answer.get("tokens") if isinstance(answer, dict) else None
     if type(tokens) is not int:
-        raise TransferFailed(f"the prefill at {host}:{port} holds no blocks for request {rid[:80]!r}")
+        raise TransferFailed(f"the prefill at {shown} holds no blocks for request {rid[:80]!r}")
     return tokens
