@@ -14,10 +14,12 @@ OPTIONS = RouterOptions(port=30000, policy="round_robin", metrics_port=30001)
 
 
 def plan(n: int, role: str, *, key: str = KEY, args: tuple[str, ...] = (), **fields: object) -> LaunchPlan:
-    profile = Profile(name="p", engine="tiny", model_path="/m", served_model_name="tiny")
+    profile = fields.pop("profile", None) or Profile(
+        name="p", engine="tiny", model_path="/m", served_model_name="tiny"
+    )
     shard = ShardSpec(
         shard_id=f"{role}{n}",
-        profile=profile,
+        profile=profile,  # type: ignore[arg-type]
         http_port=8000 + n,
         bind_addr="127.0.0.1",
         api_key=key,
@@ -85,7 +87,7 @@ def test_a_router_holding_the_key_beyond_loopback_is_refused_unless_a_gateway_ch
         ([plan(0, "prefill"), plan(1, "decode", key="another-key-0123456789")], "demand different API keys"),
         (
             [plan(0, "prefill", args=("--block-size", "32")), plan(1, "decode")],
-            "the instances' --block-size differ (the default, 32)",
+            "the instances' --block-size differ (32, the default)",
         ),
         (
             [plan(0, "prefill"), plan(1, "decode", kv_connector="mooncake")],
@@ -189,4 +191,71 @@ def test_each_router_takes_only_its_own_policies() -> None:
     assert router_problems(pd(), attrs.evolve(OPTIONS, policy="x" * 60)) == [
         f"router policy: vllm-router has no {'x' * 40!r} policy (it has kv_aware, cache_aware, round_robin, "
         "random, power_of_two, consistent_hash, sticky_least_loaded)"
+    ]
+
+
+def test_the_pd_command_is_named_router_and_says_why_the_key_is_in_its_environment() -> None:
+    command = router_command(pd(), OPTIONS)
+    assert command.name == "router"
+    assert dict(command.why) == {
+        "OPENAI_API_KEY": "the key vllm-router's PD mode calls the instances with (it reads no other)"
+    }
+    bare = router_command([plan(0, "prefill", key=""), plan(1, "decode", key="")], OPTIONS)
+    assert (dict(bare.env), dict(bare.why), bare.secret_env) == ({}, {}, frozenset())
+    sglang = router_command([sglang_plan(0, "prefill"), sglang_plan(1, "decode")], OPTIONS)
+    assert sglang.name == "router"
+    # An instance that leaves its connector out takes its engine's: both here say nixl.
+    named = router_command([plan(0, "prefill", kv_connector="nixl"), plan(1, "decode")], OPTIONS)
+    assert named.args[-2:] == ("--kv-connector", "nixl")
+
+
+def test_every_problem_of_pd_instances_is_said_exactly_and_at_once() -> None:
+    unnamed = attrs.evolve(plan(3, "decode"), shard=attrs.evolve(plan(3, "decode").shard, shard_id=""))
+    wide = plan(
+        4, "decode", profile=Profile(name="w", engine="tiny", model_path="/m", dp=2, served_model_name="tiny")
+    )
+    worker = attrs.evolve(plan(5, "decode"), serves_http=False)
+    other = plan(6, "decode", profile=Profile(name="o", engine="tiny", model_path="/o"))
+    third = plan(7, "decode", profile=Profile(name="t", engine="tiny", model_path="/t"))
+    keyed = plan(8, "decode", key="another-key-0123456789")
+    problems = router_problems(
+        [plan(0, "prefill"), worker, unnamed, wide, other, third, keyed, plan(0, "decode")], OPTIONS
+    )
+    assert problems == [
+        "router: its workers serve different models (/o, /t, tiny)",
+        "router: the instances demand different API keys, and the router calls them all with one",
+        "shard spec decode5: serves no HTTP (a worker rank): give the router the API servers only",
+        "shard spec decode4: profile 'w': a data-parallel instance behind vllm-router is not built yet",
+        "shard spec decode0: serves at http://127.0.0.1:8000, as the router's worker 1 does",
+    ]
+
+
+def test_a_mix_of_roles_and_of_protocols_is_said_whole() -> None:
+    assert router_problems([plan(0, "prefill"), plan(1, "aggregated"), plan(2, "decode")], OPTIONS) == [
+        "router: some workers are prefill or decode instances and some aggregated: a PD router fronts "
+        "prefill and decode instances only"
+    ]
+    assert router_problems([sglang_plan(0, "prefill"), plan(1, "decode")], OPTIONS) == [
+        "router: some instances speak SGLang's protocol (--disaggregation-mode) and some vLLM's: one "
+        "router serves one protocol",
+        "router: kv_connector: the instances say mooncake, nixl: a prefill and a decode move the cache "
+        "with one connector (nixl or mooncake or moriio), and the router names one for all of them",
+    ]
+
+
+def test_an_unnamed_prefill_without_its_bootstrap_port_is_said_with_the_ports_problem() -> None:
+    prefill = sglang_plan(0, "prefill", kv_transfer_port=0)
+    prefill = attrs.evolve(prefill, shard=attrs.evolve(prefill.shard, shard_id=""))
+    problems = router_problems([prefill, sglang_plan(1, "decode")], attrs.evolve(OPTIONS, port=0))
+    assert problems == [
+        "router port: expected a port in 1-65535, got 0",
+        "shard spec (unnamed): kv_transfer_port: a prefill instance of SGLang's protocol needs its bootstrap "
+        "port, which the router gives every decode",
+    ]
+    long_policy = router_problems(
+        [sglang_plan(0, "prefill"), sglang_plan(1, "decode")], attrs.evolve(OPTIONS, policy="p" * 60)
+    )
+    assert long_policy == [
+        f"router policy: sglang-router has no {'p' * 40!r} policy (it has random, round_robin, cache_aware, "
+        "power_of_two, manual)"
     ]

@@ -172,6 +172,11 @@ def is_disaggregated(plans: Sequence[LaunchPlan]) -> bool:
     return any(plan.shard.role != AGGREGATED for plan in plans)
 
 
+def connector_of(plan: LaunchPlan) -> str:
+    """How an instance moves its cache: its ``kv_connector``, else its engine's default."""
+    return plan.shard.kv_connector or ("mooncake" if speaks_sglang(plan) else "nixl")
+
+
 def speaks_sglang(plan: LaunchPlan) -> bool:
     """Whether an instance speaks SGLang's protocol: its command says ``--disaggregation-mode``."""
     return any(SGLANG_MODE in command.args for command in plan.commands)
@@ -192,7 +197,7 @@ def _pd_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list[st
             "one router serves one protocol"
         )
     elif sglang == {True}:
-        problems += _sglang_problems(plans, options)
+        problems += _sglang_problems(plans)
     roles = {plan.shard.role for plan in plans}
     if AGGREGATED in roles:
         problems.append(
@@ -219,11 +224,8 @@ def _pd_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list[st
     models = {plan.shard.profile.model_name() for plan in plans}
     if len(models) > 1:
         problems.append(f"router: its workers serve different models ({', '.join(sorted(models))})")
-    # Each engine's own default where an instance names none: vLLM's is NIXL, SGLang's Mooncake.
-    connectors = {
-        plan.shard.kv_connector or ("mooncake" if speaks_sglang(plan) else "nixl") for plan in plans
-    }
-    if len(connectors) > 1 or not connectors <= set(PD_CONNECTORS):
+    connectors = {connector_of(plan) for plan in plans}
+    if len(connectors) != 1 or not connectors.issubset(PD_CONNECTORS):
         problems.append(
             f"router: kv_connector: the instances say {', '.join(sorted(connectors))}: a prefill and a "
             f"decode move the cache with one connector ({' or '.join(PD_CONNECTORS)}), and the "
@@ -231,7 +233,7 @@ def _pd_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list[st
         )
     sizes = {block_size(plan.commands[-1].args) for plan in plans}
     if len(sizes) > 1:
-        shown = ", ".join("the default" if s is None else str(s) for s in sorted(sizes, key=lambda s: s or 0))
+        shown = ", ".join(sorted("the default" if s is None else str(s) for s in sizes))
         problems.append(
             f"router: the instances' --block-size differ ({shown}): a decode instance reads the "
             f"prefill's cache block by block, so both roles use one block size"
@@ -266,9 +268,8 @@ def _pd_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list[st
     return problems
 
 
-def _sglang_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list[str]:
+def _sglang_problems(plans: Sequence[LaunchPlan]) -> list[str]:
     """What sglang-router needs that vllm-router does not: each prefill's bootstrap port."""
-    del options
     return [
         f"shard spec {plan.shard.shard_id or '(unnamed)'}: kv_transfer_port: a prefill instance of "
         f"SGLang's protocol needs its bootstrap port, which the router gives every decode"
@@ -391,14 +392,13 @@ def _pd_command(plans: Sequence[LaunchPlan], options: RouterOptions) -> Command:
     for plan in plans:
         if plan.shard.role == DECODE:
             args += ["--decode", plan.base_url]
-    args += ["--kv-connector", plans[0].shard.kv_connector or "nixl"]
-    key = plans[0].shard.api_key
-    env = {PD_KEY_VAR: key} if key else {}
-    why = (
-        {PD_KEY_VAR: "the key vllm-router's PD mode calls the instances with (it reads no other)"}
-        if key
-        else {}
-    )
+    # One connector and one key for them all: router_problems refused any other.
+    (connector,) = {connector_of(plan) for plan in plans}
+    args += ["--kv-connector", connector]
+    env, why = {}, {}
+    for key in {plan.shard.api_key for plan in plans} - {""}:
+        env[PD_KEY_VAR] = key
+        why[PD_KEY_VAR] = "the key vllm-router's PD mode calls the instances with (it reads no other)"
     return Command(
         path=options.executable,
         args=tuple(args),
