@@ -120,7 +120,7 @@ def test_the_routers_ports_may_not_be_an_instances() -> None:
 
 
 def sglang_plan(n: int, role: str, **fields: object) -> LaunchPlan:
-    made = plan(n, role, **fields)
+    made = plan(n, role, **fields)  # type: ignore[arg-type]
     mode = ("--disaggregation-mode", role)
     return attrs.evolve(made, commands=(Command(path="/usr/bin/python3", args=("-I", "-c", "x", *mode)),))
 
