@@ -100,17 +100,22 @@ def router(run: Run) -> int:
     policy = (
         args.policy or given.get("policy") or (PD_DEFAULT_POLICY if is_disaggregated(plans) else KV_AWARE)
     )
-    port = args.port or given.get("port")
-    if not port:
+    # An option given wins, even one that is wrong ('--host=' is refused, not replaced).
+    port = args.port if args.port is not None else given.get("port")
+    if port is None:
         raise Invalid(["router: --port: required (where clients reach the router)"], code=EXIT_UNUSABLE)
     options = RouterOptions(
         port=port,
-        host=args.host or given.get("host") or "127.0.0.1",
+        host=args.host if args.host is not None else given.get("host") or "127.0.0.1",
         policy=policy,
         unchecked_clients=args.unchecked_clients,
         block_size=args.block_size,
         executable=args.executable,
-        metrics_port=args.metrics_port or given.get("metrics_port") or DEFAULT_METRICS_PORT,
+        metrics_port=(
+            args.metrics_port
+            if args.metrics_port is not None
+            else given.get("metrics_port") or DEFAULT_METRICS_PORT
+        ),
     )
     try:
         command = router_command(plans, options)
