@@ -52,12 +52,12 @@ REQUESTS = 20
 WAIT = 20.0  # the most any one step may take on a loaded machine
 
 
-def router_executable() -> str | None:
-    """``vllm-router`` on PATH, or next to this interpreter (a virtual environment not activated)."""
-    found = shutil.which("vllm-router")
+def router_executable(name: str = "vllm-router") -> str | None:
+    """The router ``name`` on PATH, or next to this interpreter (a virtual environment not activated)."""
+    found = shutil.which(name)
     if found:
         return found
-    sibling = Path(sys.executable).parent / "vllm-router"
+    sibling = Path(sys.executable).parent / name
     return str(sibling) if sibling.is_file() and os.access(sibling, os.X_OK) else None
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -39,6 +38,7 @@ from tests.test_kv_aware_router import (
     metric,
     recorded_environ,
     recording,
+    router_executable,
     words,
 )
 
@@ -132,16 +132,7 @@ nodes = [{{ addr = "127.0.0.1", gpu_indices = [2] }}]
 """
 
 
-def sglang_router_executable() -> str | None:
-    """``sglang-router`` on PATH, or next to this interpreter."""
-    found = shutil.which("sglang-router")
-    if found:
-        return found
-    sibling = Path(sys.executable).parent / "sglang-router"
-    return str(sibling) if sibling.is_file() and os.access(sibling, os.X_OK) else None
-
-
-SGLANG_ROUTER = sglang_router_executable()
+SGLANG_ROUTER = router_executable("sglang-router")
 
 
 @pytest.fixture

@@ -78,12 +78,17 @@ def test_a_prefill_answers_what_a_decode_needs_and_the_decode_reads_it_over_the_
         decode.close()
 
 
-def test_a_side_channel_port_another_process_holds_stops_the_instance_at_start() -> None:
+@pytest.mark.parametrize("protocol", ["vllm", "sglang"])
+def test_a_transfer_port_another_process_holds_stops_the_instance_at_start(protocol: str) -> None:
+    """vLLM's side channel (on a decode too) and SGLang's bootstrap server (a prefill's) are bound at start."""
     held = socket.socket()
     held.bind(("127.0.0.1", 0))
     held.listen()
+    engine = engine_for(SimEngine(SimConfig(python=sys.executable, disaggregation=protocol)), "sim")
+    role = "decode" if protocol == "vllm" else "prefill"
     try:
-        proc = start(shard("decode", free_port(), held.getsockname()[1]))
+        (command,) = engine.commands(shard(role, free_port(), held.getsockname()[1]))
+        proc = Proc(command)
         try:
             assert proc.wait(20) == 1
             assert "cannot listen" in proc.output()
@@ -211,22 +216,6 @@ def test_as_sglang_a_prefill_and_a_decode_asked_at_once_meet_at_the_bootstrap_ro
     finally:
         prefill.close()
         decode.close()
-
-
-def test_as_sglang_a_bootstrap_port_another_process_holds_stops_the_prefill_at_start() -> None:
-    held = socket.socket()
-    held.bind(("127.0.0.1", 0))
-    held.listen()
-    try:
-        (command,) = sglang_engine().commands(shard("prefill", free_port(), held.getsockname()[1]))  # type: ignore[attr-defined]
-        proc = Proc(command)
-        try:
-            assert proc.wait(20) == 1
-            assert "cannot listen" in proc.output()
-        finally:
-            proc.close()
-    finally:
-        held.close()
 
 
 def test_a_room_never_held_fails_the_decode_after_the_wait_and_is_forgotten(

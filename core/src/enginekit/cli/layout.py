@@ -46,10 +46,7 @@ def show(run: Run) -> int:
         problems = [problem for shard in shards for problem in engine.problems(shard)]
     except SpecError as exc:
         raise Invalid(exc.problems) from None
-    if problems:
-        raise Invalid(list(dict.fromkeys(problems)))
-    if run.args.shards:
-        write_shards(Path(run.args.shards), shards, run)
+    _written(run, shards, problems)
     if run.args.json:
         import json
 
@@ -82,10 +79,7 @@ def _show_disaggregated(run: Run, raw: Any) -> int:
         ]
     except SpecError as exc:
         raise Invalid(exc.problems) from None
-    if problems:
-        raise Invalid(list(dict.fromkeys(problems)))
-    if run.args.shards:
-        write_shards(Path(run.args.shards), shards, run)
+    _written(run, shards, problems)
     addr, host = router_host(spec)
     if run.args.json:
         import json
@@ -125,6 +119,14 @@ def _titled(replica: ReplicaSpec, where: str) -> ReplicaSpec:
     import attrs
 
     return attrs.evolve(replica, replica_id=f"{replica.replica_id or '(unnamed)'} ({where}, {replica.role})")
+
+
+def _written(run: Run, shards: Sequence[ShardSpec], problems: Sequence[str]) -> None:
+    """Refuse the shards with every problem their engines found, once each; else write them (`--shards`)."""
+    if problems:
+        raise Invalid(list(dict.fromkeys(problems)))
+    if run.args.shards:
+        write_shards(Path(run.args.shards), shards, run)
 
 
 def write_shards(folder: Path, shards: Sequence[ShardSpec], run: Run) -> None:
