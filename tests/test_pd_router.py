@@ -213,37 +213,43 @@ def completion(url: str, prompt: str, *, stream: bool = False, key: str = "") ->
     return call(url + "/v1/completions", "POST", body, key)
 
 
-def test_a_completion_is_prefilled_on_a_prefill_instance_and_decoded_from_its_cache(pd: PD) -> None:
-    before = {
-        name: pd.counts(name)
-        for name in (
-            "enginekit_sim_prefill_computed_tokens_total",
-            "enginekit_sim_kv_transfer_tokens_total",
-            "enginekit_sim_kv_transfer_served_total",
-            "vllm:nixl_xfer_time_seconds_count",
-            "vllm:generation_tokens_total",
-        )
-    }
-    status, body = completion(pd.router.url, words("p", PROMPT))
+SPLIT = (
+    "enginekit_sim_prefill_computed_tokens_total",
+    "enginekit_sim_kv_transfer_tokens_total",
+    "enginekit_sim_kv_transfer_served_total",
+    "vllm:nixl_xfer_time_seconds_count",
+    "vllm:generation_tokens_total",
+)
+
+
+def split(pd: PD, prompt: str, key: str = "") -> dict[str, list[float]]:
+    """Send one completion through the router; what each counter of :data:`SPLIT` gained on each instance.
+
+    Whatever the protocol: it is answered with the decode's four tokens; one prefill
+    computed the whole prompt and the decode none of it, having read it from that
+    prefill's cache, once; the prefill made one token.
+    """
+    before = {name: pd.counts(name) for name in SPLIT}
+    status, body = completion(pd.router.url, prompt, key=key)
     assert status == 200, body
     assert body["choices"][0]["text"]
-    assert body["usage"]["completion_tokens"] == 4
-
-    def gained(name: str) -> list[float]:
-        return [now - was for now, was in zip(pd.counts(name), before[name], strict=True)]
-
-    computed = gained("enginekit_sim_prefill_computed_tokens_total")
-    # One prefill computed the whole prompt; the decode computed none of it.
+    assert body["usage"]["completion_tokens"] == 4  # the decode's answer
+    gained = {
+        name: [now - was for now, was in zip(pd.counts(name), before[name], strict=True)] for name in SPLIT
+    }
+    computed = gained["enginekit_sim_prefill_computed_tokens_total"]
     assert sorted(computed[:2]) == [0, PROMPT], computed
     assert computed[2] == 0, computed
-    # The decode read the prompt's cache from that prefill, once, over its side channel.
-    assert gained("enginekit_sim_kv_transfer_tokens_total") == [0, 0, PROMPT]
-    served = gained("enginekit_sim_kv_transfer_served_total")
-    assert served[:2] == [1 if c else 0 for c in computed[:2]]
-    assert served[2] == 0
-    assert gained("vllm:nixl_xfer_time_seconds_count") == [0, 0, 1]
-    # The prefill made the one token vllm-router asks of it; the decode made the four asked.
-    assert gained("vllm:generation_tokens_total") == [c and 1 for c in computed[:2]] + [4]
+    assert gained["enginekit_sim_kv_transfer_tokens_total"] == [0, 0, PROMPT]
+    assert gained["enginekit_sim_kv_transfer_served_total"] == [1 if c else 0 for c in computed[:2]] + [0]
+    assert gained["vllm:generation_tokens_total"] == [c and 1 for c in computed[:2]] + [4]
+    return gained
+
+
+def test_a_completion_is_prefilled_on_a_prefill_instance_and_decoded_from_its_cache(pd: PD) -> None:
+    gained = split(pd, words("p", PROMPT))
+    # The decode read the prefill's cache over its side channel once: NIXL's transfer time says so.
+    assert gained["vllm:nixl_xfer_time_seconds_count"] == [0, 0, 1]
     router = pd.router.metrics()
     assert metric(router, "vllm_router_pd_requests_total", route="/v1/completions") >= 1
     assert metric(router, "vllm_router_pd_decode_requests_total") >= 1
@@ -285,27 +291,9 @@ def test_as_sglang_a_completion_is_prefilled_at_once_and_decoded_from_the_bootst
 ) -> None:
     pd = pd_sglang
     assert pd.argv[1:3] == ["launch", "--pd-disaggregation"]
-    names = (
-        "enginekit_sim_prefill_computed_tokens_total",
-        "enginekit_sim_kv_transfer_tokens_total",
-        "enginekit_sim_kv_transfer_served_total",
-        "vllm:generation_tokens_total",
-    )
-    before = {name: pd.counts(name) for name in names}
-    status, body = completion(pd.router.url, words("g", PROMPT), key=KEY)
-    assert status == 200, body
-    assert body["usage"]["completion_tokens"] == 4  # the decode's answer
-
-    def gained(name: str) -> list[float]:
-        return [now - was for now, was in zip(pd.counts(name), before[name], strict=True)]
-
-    computed = gained("enginekit_sim_prefill_computed_tokens_total")
-    assert sorted(computed[:2]) == [0, PROMPT], computed
-    assert computed[2] == 0, computed
-    assert gained("enginekit_sim_kv_transfer_tokens_total") == [0, 0, PROMPT]
-    assert gained("enginekit_sim_kv_transfer_served_total") == [1 if c else 0 for c in computed[:2]] + [0]
-    # SGLang's prefill makes the first token only; the decode the four asked.
-    assert gained("vllm:generation_tokens_total") == [c and 1 for c in computed[:2]] + [4]
+    split(pd, words("g", PROMPT), key=KEY)
+    # sglang-router counts it as a PD request, on its own metrics port.
+    assert metric(pd.router.metrics(), "smg_router_requests_total", backend_type="pd") >= 1
     for i in range(3):  # the rooms are the router's own, one per request: each meets its prefill
         status, body = completion(pd.router.url, words(f"h{i}w", PROMPT), stream=i == 2, key=KEY)
         assert status == 200, body
