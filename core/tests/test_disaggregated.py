@@ -499,3 +499,196 @@ def test_one_hca_twice_is_one_ucx_device() -> None:
 
     twice = placement_env(ShardSpec(profile=profile(), role="decode", hcas=("mlx5_0", "mlx5_0:1")))
     assert twice.env["UCX_NET_DEVICES"] == "mlx5_0:1"
+
+
+# --- every boundary and field, said exactly ---------------------------------------------------
+
+
+def roles(
+    *, prefill_tp: int = 1, decode_tp: int = 1, http: tuple[int, int] = (8100, 8200), count: int = 1
+) -> dict[str, Role]:
+    def role(tp: int, port: int, base: int) -> Role:
+        gpus = [tuple(range(base + i * tp, base + (i + 1) * tp)) for i in range(count)]
+        return Role(
+            profile=profile(tp=tp),
+            http_port=port,
+            instances=tuple(Instance(nodes=(ReplicaNode(addr="127.0.0.1", gpu_indices=g),)) for g in gpus),
+        )
+
+    return {"prefill": role(prefill_tp, http[0], 0), "decode": role(decode_tp, http[1], 100)}
+
+
+def test_ports_are_ports_at_both_ends() -> None:
+    edge = spec(
+        router=Router(port=1, metrics_port=65535), transfer=Transfer(port=65532), **roles(http=(2, 40000))
+    )
+    assert disaggregated_problems(edge) == []
+    for router, said in (
+        (
+            Router(port=65536),
+            "router.port: expected a port in 1-65535: where clients reach the replica, got 65536",
+        ),
+        (Router(port=8000, metrics_port=65536), "router.metrics_port: expected a port in 1-65535, got 65536"),
+    ):
+        assert disaggregated_problems(spec(router=router, **roles())) == [said]
+    assert disaggregated_problems(spec(transfer=Transfer(port=65536), **roles()))[0] == (
+        "transfer.port: expected a port in 1-65535: the side channels' first port, which every instance's "
+        "derives from (got 65536)"
+    )
+    # The last instance's HTTP port is the role's plus the instances before it.
+    assert disaggregated_problems(spec(**roles(http=(65535, 8200)))) == []
+    assert disaggregated_problems(spec(**roles(http=(65535, 8200), count=2)))[0] == (
+        "prefill.http_port: expected a port in 1-65535 for every instance, got 65535"
+    )
+    # 65535 side-channel ports from port 1 fit; one more does not.
+    wide = spec(transfer=Transfer(port=1), **roles(prefill_tp=65534, decode_tp=1))
+    assert not [p for p in disaggregated_problems(wide) if p.startswith("transfer.port")]
+    wider = spec(transfer=Transfer(port=1), **roles(prefill_tp=65535, decode_tp=1))
+    assert (
+        "transfer.port: the instances take 65536 side-channel ports (each dp x tp), more than a host has"
+        in (disaggregated_problems(wider))
+    )
+    assert disaggregated_problems(spec(transfer=Transfer(port=65534), **roles())) == []
+    assert disaggregated_problems(spec(transfer=Transfer(port=65535), **roles()))[0] == (
+        "transfer.port: 65535 leaves no room for the 2 side-channel port(s) the instances take after it "
+        "(each dp x tp): at most 65534"
+    )
+
+
+@pytest.mark.parametrize(
+    ("prefill_tp", "decode_tp", "ok"), [(1, 3, True), (3, 1, True), (2, 3, False), (2, 4, True)]
+)
+def test_one_tensor_parallel_size_must_divide_the_other(prefill_tp: int, decode_tp: int, ok: bool) -> None:
+    problems = disaggregated_problems(spec(**roles(prefill_tp=prefill_tp, decode_tp=decode_tp)))
+    said = (
+        f"decode.profile.tp: {decode_tp}, and prefill's is {prefill_tp}: the KV cache moves between them only "
+        f"when one tensor-parallel size divides the other"
+    )
+    assert (said not in problems) == ok, problems
+
+
+def test_router_addresses_are_shown_cut_and_a_metrics_port_clash_is_named() -> None:
+    long_host = "-" * 60
+    assert disaggregated_problems(spec(router=Router(port=8000, addr=long_host), **roles())) == [
+        f"router.addr: expected a host name or IP address, got {long_host[:40]!r}"
+    ]
+    assert disaggregated_problems(spec(router=Router(port=8000, metrics_port=8100), **roles())) == [
+        "router.metrics_port overlaps prefill.instances[0] node 0's http 8100 on the same host (this host)"
+    ]
+
+
+def test_clashes_are_said_in_the_order_they_were_laid_out() -> None:
+    # The decode instance takes the prefill's HTTP port and its transfer port both.
+    decode = Role(
+        profile=profile(),
+        http_port=8100,
+        instances=(Instance(nodes=(ReplicaNode(addr="127.0.0.1", gpu_indices=(9,)),)),),
+    )
+    problems = disaggregated_problems(
+        spec(decode=decode, router=Router(port=5600), **{"prefill": roles()["prefill"]})
+    )
+    assert problems == [
+        "decode.instances[0] node 0's http 8100 overlaps prefill.instances[0] node 0's http 8100 on the same host "
+        "(this host)",
+        "router.port overlaps prefill.instances[0] node 0's kv-transfer 5600 on the same host (this host)",
+    ]
+
+
+def test_the_instances_carry_the_replicas_key_events_mode_pool_and_fingerprint() -> None:
+    full = spec(
+        api_key="sk-0123456789abcdef01", kv_events_mode="connect", pool="p1", profile_fp="fp", **roles()
+    )
+    for instance in instances(full):
+        replica = instance.replica
+        assert (replica.api_key, replica.kv_events_mode, replica.pool, replica.profile_fp) == (
+            "sk-0123456789abcdef01",
+            "connect",
+            "p1",
+            "fp",
+        )
+    anonymous = instances(spec(replica_id="", **roles()))
+    assert {i.replica.replica_id for i in anonymous} == {""}
+    portless = instances(spec(prefill=attrs.evolve(roles()["prefill"], http_port=0)))
+    assert portless[0].replica.http_port == 0
+
+
+def test_layouts_take_each_roles_rules_and_refuse_what_the_spec_breaks() -> None:
+    sglang_like = attrs.evolve(
+        ANY_ENGINE, kv_transfer=KVTransferPorts(roles=frozenset({"prefill"}), scope=TRANSFER_LEADER)
+    )
+    laid = disaggregated_layouts(spec(**roles()), {"prefill": sglang_like})
+    listens = {i.role: [x.name for p in one.processes() for x in p.listens] for i, one in laid}
+    assert listens == {"prefill": ["http", "kv-transfer"], "decode": ["http", "kv-transfer"]}
+    laid = disaggregated_layouts(spec(**roles()), {"decode": sglang_like})
+    listens = {i.role: [x.name for p in one.processes() for x in p.listens] for i, one in laid}
+    assert listens == {"prefill": ["http", "kv-transfer"], "decode": ["http"]}
+    broken = spec(router=Router(port=0), **roles())
+    for call in (disaggregated_layouts, expand_disaggregated):
+        with pytest.raises(SpecError) as caught:
+            call(broken)  # type: ignore[operator]
+        assert list(caught.value.problems) == [
+            "router.port: expected a port in 1-65535: where clients reach the replica, got 0"
+        ]
+
+
+def test_a_document_is_one_only_with_both_tables_and_loads_with_its_name_in_every_problem() -> None:
+    assert not is_disaggregated({"prefill": {}})
+    assert not is_disaggregated({"decode": {}})
+    with pytest.raises(SpecError) as caught:
+        load_disaggregated({"prefill": {}, "decode": {}, "bogus": 1}, name="pd.toml")
+    assert caught.value.problems[0].startswith("pd.toml: disaggregated.")
+    with pytest.raises(SpecError) as caught:
+        load_disaggregated({"prefill": {}, "decode": {}, "bogus": 1})
+    assert caught.value.problems[0].startswith("disaggregated.")
+    assert "disaggregated.bogus: unknown field" in caught.value.problems
+    loose = load_disaggregated(
+        {
+            "prefill": {"profile": {"name": "p", "engine": "sim"}},
+            "decode": {"profile": {"name": "p", "engine": "sim"}},
+            "bogus": 1,
+        },
+        lenient=True,
+    )
+    assert loose.prefill.profile.name == "p"
+    with pytest.raises(SpecError) as caught:
+        load_disaggregated("[prefill\n")
+    assert caught.value.problems[0].startswith("disaggregated")
+    with pytest.raises(SpecError) as caught:
+        load_disaggregated(
+            {
+                "api_key": "<secret>",
+                "prefill": {"profile": {"name": "p", "engine": "sim"}},
+                "decode": {"profile": {"name": "p", "engine": "sim"}},
+            }
+        )
+    assert list(caught.value.problems) == ["disaggregated.api_key: holds the mask '<secret>', not a key"]
+
+
+def test_the_router_runs_on_the_first_prefills_first_node_unless_told() -> None:
+    from enginekit.replica.disaggregated import router_host
+
+    at = spec(
+        router=Router(port=8000), **{"prefill": attrs.evolve(roles()["prefill"]), "decode": roles()["decode"]}
+    )
+    assert router_host(at) == ("127.0.0.1", "127.0.0.1")
+    nowhere = spec(prefill=Role(profile=profile(), instances=(Instance(),)), router=Router(port=8000))
+    assert router_host(nowhere) == ("", "127.0.0.1")
+    none = spec(prefill=Role(profile=profile(), instances=()), router=Router(port=8000))
+    assert router_host(none) == ("", "127.0.0.1")
+
+
+@pytest.mark.parametrize(
+    ("addr", "host"),
+    [
+        ("", "this host"),
+        ("LOCALHOST.", "this host"),
+        ("::ffff:127.0.0.1", "this host"),
+        ("::ffff:10.0.0.1", "10.0.0.1"),
+        ("Node-1.Example.", "node-1.example"),
+        ("FD00:0::1", "fd00::1"),
+    ],
+)
+def test_a_host_is_named_one_way(addr: str, host: str) -> None:
+    from enginekit.replica.disaggregated import _host
+
+    assert _host(addr) == host

@@ -147,12 +147,13 @@ def load_disaggregated(
     """
     from enginekit.spec.documents import read_document
 
-    where = name or (str(source) if isinstance(source, os.PathLike) else "disaggregated")
     raw = read_document(source, name or "disaggregated")
     try:
         spec, _ = structure(raw, DisaggregatedSpec, path="disaggregated", lenient=lenient)
     except SpecError as exc:
-        raise SpecError([p if not name else f"{where}: {p}" for p in exc.problems]) from None
+        if not name:
+            raise
+        raise SpecError([f"{name}: {p}" for p in exc.problems]) from None
     if spec.api_key == MASK:
         raise SpecError([f"disaggregated.api_key: holds the mask {MASK!r}, not a key"])
     return spec
@@ -336,7 +337,8 @@ def _host_problems(spec: DisaggregatedSpec, laid: tuple[InstanceSpec, ...]) -> l
     for instance in laid:
         replica = instance.replica
         nodes = replica.nodes or (ReplicaNode(),)
-        for node_layout, node in zip(_layout_of(replica, ANY_ENGINE).nodes, nodes, strict=False):
+        for node_layout in _layout_of(replica, ANY_ENGINE).nodes:
+            node = nodes[node_layout.index]
             host = _host(node.addr)
             where = f"{instance.where} node {node_layout.index}"
             for process in node_layout.processes:
