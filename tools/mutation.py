@@ -220,6 +220,7 @@ TARGETS: tuple[Target, ...] = (
             "tests/test_layout.py",
             "tests/test_export.py",
             "tests/test_replica_kv_events.py",
+            "tests/test_disaggregated.py",
         ),
     ),
     Target(

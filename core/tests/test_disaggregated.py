@@ -182,8 +182,9 @@ def test_instances_take_their_roles_http_ports_and_the_side_channels_one_after_a
     assert {i.replica.kv_connector for i in laid} == {"nixl"}
     shards = {s.shard_id: s for _, ranks in expand_disaggregated(spec()) for s in ranks}
     assert sorted(shards) == ["pd-decode-0-0", "pd-prefill-0-0", "pd-prefill-1-0"]
-    assert shards["pd-decode-0-0"].role == "decode"
-    assert shards["pd-decode-0-0"].gpu_indices == (2, 3)
+    decode = shards["pd-decode-0-0"]
+    assert (decode.role, decode.kv_connector, decode.kv_transfer_port) == ("decode", "nixl", 5602)
+    assert decode.gpu_indices == (2, 3)
 
 
 def test_a_decode_instance_with_tp_2_keeps_two_side_channel_ports() -> None:
