@@ -28,7 +28,7 @@ observed), and they check it: the router holds no key.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import attrs
 
@@ -127,21 +127,11 @@ def router_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list
     if len(models) > 1:
         shown = ", ".join(sorted(models))
         problems.append(f"router: its workers serve different models ({shown}): one model per router")
-    urls: dict[str, int] = {}
-    for i, plan in enumerate(plans):
-        name = f"shard spec {plan.shard.shard_id or '(unnamed)'}"
-        if not plan.serves_http:
-            problems.append(f"{name}: serves no HTTP (a worker rank): give the router the API servers only")
-            continue
-        if plan.shard.profile.data_parallel > 1:
-            problems.append(
-                f"{name}: profile {plan.shard.profile.name!r}: a data-parallel replica behind vllm-router "
-                f"is not built yet (its ranks' events would need the router's data-parallel routing)"
-            )
-        first = urls.setdefault(plan.base_url, i)
-        if first != i:
-            problems.append(f"{name}: serves at {plan.base_url}, as the router's worker {first + 1} does")
-        problems += _taken(name, plan, options)
+    unbuilt = (
+        "replica behind vllm-router is not built yet (its ranks' events would need the router's "
+        "data-parallel routing)"
+    )
+    for name, plan in _workers(plans, options, problems, unbuilt):
         if options.policy != KV_AWARE:
             continue
         if not plan.kv_events:
@@ -250,6 +240,19 @@ def _pd_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list[st
             f"it on loopback behind a gateway, or say that a gateway in front checks every client "
             f"(--unchecked-clients)"
         )
+    # Consumed for what they add to problems: a PD router asks nothing more of each.
+    list(_workers(plans, options, problems, "instance behind vllm-router is not built yet"))
+    return problems
+
+
+def _workers(
+    plans: Sequence[LaunchPlan], options: RouterOptions, problems: list[str], unbuilt: str
+) -> Iterator[tuple[str, LaunchPlan]]:
+    """Each plan that serves HTTP, by the name problems give it, once what every router asks of it is said.
+
+    Into ``problems``: a worker rank (no API), a data-parallel one (``unbuilt`` says so), a
+    URL another worker has, and a router port its host uses.
+    """
     urls: dict[str, int] = {}
     for i, plan in enumerate(plans):
         name = f"shard spec {plan.shard.shard_id or '(unnamed)'}"
@@ -257,15 +260,12 @@ def _pd_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list[st
             problems.append(f"{name}: serves no HTTP (a worker rank): give the router the API servers only")
             continue
         if plan.shard.profile.data_parallel > 1:
-            problems.append(
-                f"{name}: profile {plan.shard.profile.name!r}: a data-parallel instance behind vllm-router "
-                f"is not built yet"
-            )
+            problems.append(f"{name}: profile {plan.shard.profile.name!r}: a data-parallel {unbuilt}")
         first = urls.setdefault(plan.base_url, i)
         if first != i:
             problems.append(f"{name}: serves at {plan.base_url}, as the router's worker {first + 1} does")
         problems += _taken(name, plan, options)
-    return problems
+        yield name, plan
 
 
 def _sglang_problems(plans: Sequence[LaunchPlan]) -> list[str]:
