@@ -136,3 +136,25 @@ def test_an_export_of_a_disaggregated_replica_says_it_is_not_built(
     code, out, err = run(capsys, "export", kind[0], str(FOLDER / "sim-pd.toml"), *kind[1:])
     assert (code, out) == (1, "")
     assert "a disaggregated replica (prefill and decode): its export is not built yet" in err
+
+
+def test_the_layout_as_json_names_the_router_and_every_instances_listeners(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(capsys, "layout", str(FOLDER / "sim-pd.toml"), "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["router"] == {"addr": "127.0.0.1", "host": "127.0.0.1", "port": 8300, "metrics_port": 8301}
+    seen = [
+        (
+            i["role"],
+            i["index"],
+            [(x["name"], x["port"]) for n in i["nodes"] for p in n["processes"] for x in p["listens"]],
+        )
+        for i in data["instances"]
+    ]
+    assert seen == [
+        ("prefill", 0, [("http", 8310), ("kv-transfer", 5600)]),
+        ("prefill", 1, [("http", 8311), ("kv-transfer", 5601)]),
+        ("decode", 0, [("http", 8320), ("kv-transfer", 5602)]),
+    ]
