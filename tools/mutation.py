@@ -357,13 +357,18 @@ TARGETS: tuple[Target, ...] = (
         "vllm.launch",
         "plugins/vllm",
         "src/enginekit_vllm/launch.py",
-        ("tests/test_vllm_commands.py", "tests/test_vllm_rules_pinned.py", "tests/test_vllm_dataparallel.py"),
+        (
+            "tests/test_vllm_commands.py",
+            "tests/test_vllm_rules_pinned.py",
+            "tests/test_vllm_dataparallel.py",
+            "tests/test_vllm_disaggregated.py",
+        ),
     ),
     Target(
         "vllm.dataparallel",
         "plugins/vllm",
         "src/enginekit_vllm/dataparallel.py",
-        ("tests/test_vllm_dataparallel.py",),
+        ("tests/test_vllm_dataparallel.py", "tests/test_vllm_disaggregated.py"),
     ),
     # Issue 27: a prefill or decode instance's NIXL settings (side channel host and port).
     Target(
@@ -411,6 +416,7 @@ TARGETS: tuple[Target, ...] = (
             "tests/test_sglang_commands.py",
             "tests/test_sglang_rules_pinned.py",
             "tests/test_sglang_dataparallel.py",
+            "tests/test_sglang_disaggregated.py",
         ),
     ),
     Target(

@@ -97,3 +97,8 @@ def test_a_backend_enginekit_does_not_configure_and_a_prefill_without_its_port_a
 def test_an_aggregated_shard_is_told_nothing_of_it() -> None:
     told = args(shard("aggregated", kv_transfer_port=0))
     assert not any(arg.startswith("--disaggregation") for arg in told)
+
+
+def test_an_unnamed_shard_is_named_so_in_a_refusal() -> None:
+    with pytest.raises(EngineError, match=r"^shard \(unnamed\): kv_connector: enginekit configures SGLang's"):
+        engine().commands(shard("decode", shard_id="", kv_connector="mori"))

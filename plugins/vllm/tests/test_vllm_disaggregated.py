@@ -125,3 +125,48 @@ def test_ucx_takes_the_placements_hcas_and_on_roce_its_gid_index() -> None:
     assert "UCX_IB_GID_INDEX" not in infiniband.env
     # An aggregated shard's UCX is left as it was.
     assert "UCX_NET_DEVICES" not in plan("0.34.0", hcas=("mlx5_0",)).commands[-1].env
+
+
+def test_the_transfer_config_is_compact_json_and_each_variable_says_why() -> None:
+    command = plan("0.34.0", role="prefill", kv_transfer_port=5600).commands[-1]
+    at = command.args.index("--kv-transfer-config")
+    assert command.args[at + 1] == (
+        '{"kv_connector":"NixlConnector","kv_role":"kv_producer","kv_load_failure_policy":"fail"}'
+    )
+    assert command.why["VLLM_NIXL_SIDE_CHANNEL_HOST"] == (
+        "where the other instances' workers reach this one's NIXL side channel: the node's own address "
+        "(vLLM's default, localhost, reaches no other host)"
+    )
+    assert command.why["VLLM_NIXL_SIDE_CHANNEL_PORT"] == (
+        "the side channel's base port, from the layout: vLLM derives each engine core's from it (base plus "
+        "its data-parallel rank; before 0.11.1 each worker's, plus its rank times the tensor-parallel size "
+        "and its tensor-parallel rank), and the layout the same, so no two instances on a node take one port"
+    )
+
+
+def test_an_unnamed_shard_is_named_so_in_a_refusal() -> None:
+    with pytest.raises(
+        EngineError, match=r"^shard \(unnamed\): kv_connector: enginekit configures vLLM's nixl connector"
+    ):
+        plan("0.34.0", shard_id="", role="decode", kv_connector="mooncake", kv_transfer_port=5600)
+
+
+def test_a_data_parallel_or_two_node_instance_is_told_its_role_on_every_process() -> None:
+    from vllm_specs import two_node
+
+    engine = engine_for(VllmEngine(VllmConfig(version="0.34.0")), "vllm")
+    dp = profile(tp=4, dp=2, dp_per_node=2)
+    spec = single(
+        profile=dp, role="decode", kv_transfer_port=5600, leader_addr="10.0.0.11", leader_port=29600
+    )
+    (command,) = engine.commands(spec)
+    assert transfer_config(command.args)["kv_role"] == "kv_consumer"
+    # Native multi-node: the leader's server and the other node's headless process alike.
+    for rank in (0, 1):
+        shard = two_node(rank, role="prefill", kv_transfer_port=5600)
+        commands = engine.commands(shard)
+        assert transfer_config(commands[-1].args)["kv_role"] == "kv_producer", rank
+    ray = engine_for(VllmEngine(VllmConfig(version="0.34.0", multinode="ray")), "vllm")
+    assert transfer_config(ray.commands(two_node(0, role="prefill", kv_transfer_port=5600))[-1].args)[
+        "kv_role"
+    ] == ("kv_producer")

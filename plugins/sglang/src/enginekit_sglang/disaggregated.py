@@ -80,6 +80,6 @@ def transfer_args(shard: ShardSpec) -> list[str]:
         # The adapters by name: SGLang's backends take devices, not ports (mlx5_0, not mlx5_0:1).
         args += [
             "--disaggregation-ib-device",
-            ",".join(dict.fromkeys(h.split(":", 1)[0] for h in shard.hcas)),
+            ",".join(dict.fromkeys(h.partition(":")[0] for h in shard.hcas)),
         ]
     return args
