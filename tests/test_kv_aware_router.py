@@ -31,6 +31,7 @@ import contextlib
 import http.client
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -100,35 +101,50 @@ def enginekit(config: Path, *args: str) -> list[str]:
 # Ports --------------------------------------------------------------------------------------
 
 
+#: Where the tests' ports are drawn: below Linux's ephemeral range (32768 on), from which the
+#: kernel gives outgoing connections and bind(0) their ports. A port drawn there could be
+#: taken by any connection between its probe's release and the engine's bind; below, only
+#: another test drawing the same one could take it.
+PORT_RANGE = (20000, 32000)
+
+
 class Ports:
-    """Free loopback ports, each held until :meth:`release`, so no two picks collide."""
+    """Free ports on every address, each held until :meth:`release`, so no two picks collide."""
 
     def __init__(self) -> None:
         self._held: list[socket.socket] = []
+        self._draw = random.Random()
 
-    def _take(self, port: int, host: str = "127.0.0.1") -> int | None:
+    def _take(self, port: int) -> bool:
         probe = socket.socket()
         try:
-            probe.bind((host, port))
+            probe.bind(("0.0.0.0", port))
         except OSError:
             probe.close()
-            return None
+            return False
         self._held.append(probe)
-        return int(probe.getsockname()[1])
+        return True
+
+    def run(self, count: int) -> int:
+        """The first of ``count`` consecutive free ports, all held until :meth:`release`."""
+        for _ in range(200):
+            first = self._draw.randrange(PORT_RANGE[0], PORT_RANGE[1] - count)
+            taken = 0
+            while taken < count and self._take(first + taken):
+                taken += 1
+            if taken == count:
+                return first
+            for probe in self._held[len(self._held) - taken :]:
+                probe.close()
+            del self._held[len(self._held) - taken :]
+        pytest.fail(f"no {count} consecutive free ports found")
 
     def one(self) -> int:
-        port = self._take(0)
-        assert port is not None
-        return port
+        return self.run(1)
 
     def pair(self) -> int:
         """N with N and N + 1 free on every address: the KV port (bound ``tcp://*:N``) and its replay port."""
-        for _ in range(100):
-            first = self._take(0, "0.0.0.0")
-            assert first is not None
-            if first < 65535 and self._take(first + 1, "0.0.0.0") is not None:
-                return first
-        pytest.fail("no two consecutive free ports found")
+        return self.run(2)
 
     def release(self) -> None:
         for probe in self._held:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -31,6 +30,7 @@ import pytest
 from tests.test_kv_aware_router import (
     ROUTER,
     WAIT,
+    Ports,
     Router,
     Shard,
     call,
@@ -51,30 +51,6 @@ pytestmark = pytest.mark.skipif(
     reason="vllm-router is not installed (pip install vllm-router==0.1.17): "
     "not on PATH and not next to " + sys.executable,
 )
-
-
-def free_run(count: int) -> int:
-    """The first of ``count`` consecutive ports free on loopback now (the test's processes bind them next)."""
-    for _ in range(200):
-        probe = socket.socket()
-        probe.bind(("127.0.0.1", 0))
-        first = int(probe.getsockname()[1])
-        probe.close()
-        if first + count > 65535:
-            continue
-        held = []
-        try:
-            for port in range(first, first + count):
-                other = socket.socket()
-                held.append(other)
-                other.bind(("127.0.0.1", port))
-            return first
-        except OSError:
-            continue
-        finally:
-            for other in held:
-                other.close()
-    pytest.fail(f"no {count} consecutive free ports")
 
 
 class PDRouter(Router):
@@ -159,13 +135,15 @@ def started(tmp_path: Path, protocol: str) -> Iterator[PD]:
         f"disaggregation = {json.dumps(protocol)}\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "ENGINEKIT_CONFIG"}
+    held = Ports()
     ports = {
-        "prefill": free_run(2),
-        "decode": free_run(1),
-        "transfer": free_run(3),
-        "router": free_run(1),
-        "metrics": free_run(1),
+        "prefill": held.run(2),
+        "decode": held.run(1),
+        "transfer": held.run(3),
+        "router": held.run(1),
+        "metrics": held.run(1),
     }
+    held.release()
     spec = tmp_path / "pd.toml"
     spec.write_text(disaggregated_spec(ports))
     folder = tmp_path / "shards"
