@@ -13,6 +13,7 @@ from enginekit.layout.model import (
     NO_DATA_PARALLEL,
     Coordination,
     Dial,
+    KVTransferPorts,
     LayoutRules,
     Listener,
 )
@@ -199,6 +200,27 @@ def test_serves_http_follows_the_layout_unless_the_engine_answers() -> None:
             LayoutRules(coordination=tuple(map(str, range(17)))),
             "coordination is not up to 16 distinct port names",
         ),
+        (LayoutRules(kv_transfer="nixl"), "kv_transfer is neither None nor KVTransferPorts"),  # type: ignore[arg-type]
+        (
+            LayoutRules(kv_transfer=KVTransferPorts(scope="node")),
+            "kv_transfer is neither None nor KVTransferPorts",
+        ),
+        (
+            LayoutRules(kv_transfer=KVTransferPorts(scope=1)),
+            "kv_transfer is neither None nor KVTransferPorts",
+        ),  # type: ignore[arg-type]
+        (
+            LayoutRules(kv_transfer=KVTransferPorts(roles=frozenset({"both"}))),
+            "kv_transfer is neither None nor KVTransferPorts",
+        ),
+        (
+            LayoutRules(kv_transfer=KVTransferPorts(roles={"prefill"})),
+            "kv_transfer is neither None nor KVTransferPorts",
+        ),  # type: ignore[arg-type]
+        (
+            LayoutRules(kv_transfer=KVTransferPorts(roles=frozenset({"aggregated"}))),
+            "kv_transfer is neither None nor KVTransferPorts",
+        ),
     ],
 )
 def test_a_broken_layout_rules_answer_is_one_error_naming_the_hook(answer: object, said: str) -> None:
@@ -209,6 +231,19 @@ def test_a_broken_layout_rules_answer_is_one_error_naming_the_hook(answer: objec
         _ = engine.layout_rules
     assert "layout_rules" in str(caught.value)
     assert said in str(caught.value)
+
+
+def test_every_kv_transfer_the_layout_can_place_is_accepted() -> None:
+    for scope in ("leader", "rank", "tp-rank"):
+        for roles in (
+            frozenset({"prefill"}),
+            frozenset({"decode"}),
+            frozenset({"prefill", "decode"}),
+            frozenset(),
+        ):
+            ok = Laying()
+            ok.rules = LayoutRules(kv_transfer=KVTransferPorts(roles=roles, scope=scope))
+            assert engine_for(ok, "lay").layout_rules == ok.rules
 
 
 def test_sixteen_coordination_ports_are_enough_and_accepted() -> None:

@@ -247,6 +247,12 @@ class Answers:
                 f"from the leader port, a count of 1-{MAX_OFFSET} ports, and true or false for per_rank "
                 f"and every_node",
             )
+        if not _transfer_ports(answer.kv_transfer):
+            raise self.broken(
+                hook,
+                "returned layout rules whose kv_transfer is neither None nor KVTransferPorts with roles a "
+                "set of prefill and decode and scope one of leader, rank or tp-rank",
+            )
         return answer
 
     @_guarded
@@ -305,6 +311,22 @@ class Answers:
 
 #: The farthest a coordination port may lie from the leader port, and the most ports it may take.
 MAX_OFFSET = 1024
+
+
+def _transfer_ports(ports: object) -> bool:
+    """Whether ``ports`` is None, or KV-transfer listeners the layout can place (known roles and scope)."""
+    from enginekit.layout.model import TRANSFER_SCOPES, KVTransferPorts
+    from enginekit.spec.model import DECODE, PREFILL
+
+    if ports is None:
+        return True
+    return (
+        type(ports) is KVTransferPorts
+        and type(ports.roles) is frozenset
+        and ports.roles <= {PREFILL, DECODE}
+        and type(ports.scope) is str
+        and ports.scope in TRANSFER_SCOPES
+    )
 
 
 def _coordination_port(port: object) -> bool:
