@@ -693,3 +693,27 @@ def test_a_host_is_named_one_way(addr: str, host: str) -> None:
     from enginekit.replica.disaggregated import _host
 
     assert _host(addr) == host
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("localhost", True),
+        ("LocalHost.", True),
+        ("127.0.0.1", True),
+        ("127.8.9.10", True),
+        ("::1", True),
+        ("0:0:0:0:0:0:0:1", True),
+        ("::ffff:127.0.0.1", True),
+        ("127.attacker.example", False),
+        ("localhost.example", False),
+        ("::ffff:10.0.0.1", False),
+        ("10.0.0.1", False),
+        ("0.0.0.0", False),
+        ("", False),
+    ],
+)
+def test_loopback_is_judged_as_an_address_in_any_spelling(host: str, loopback: bool) -> None:
+    from enginekit.spec.rules import is_loopback
+
+    assert is_loopback(host) is loopback

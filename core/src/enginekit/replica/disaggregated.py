@@ -35,7 +35,7 @@ from enginekit.replica.spec import (
 )
 from enginekit.spec.convert import structure
 from enginekit.spec.model import DECODE, KV_EVENTS_BIND, PREFILL, Profile, ShardSpec
-from enginekit.spec.rules import is_host, kv_transfer_span
+from enginekit.spec.rules import is_host, is_loopback, kv_transfer_span
 
 #: The roles of a disaggregated replica, in the order its instances are laid out.
 DISAGGREGATED_ROLES = (PREFILL, DECODE)
@@ -327,9 +327,8 @@ def _host_problems(spec: DisaggregatedSpec, laid: tuple[InstanceSpec, ...]) -> l
     """Two instances, or an instance and the router, on one port or one GPU of one host.
 
     An instance's own ports were judged with it; here every listener of every instance is
-    placed on its node's host (a node without an address is the one local host: instances
-    whose nodes the scheduler places later are judged as if they shared it, so what they
-    could clash on is said now), and the router's on its own.
+    placed on its node's host (:func:`_host`: one name however the address is spelled), and
+    the router's on its own.
     """
     held: dict[str, list[tuple[Listener, str]]] = {}
     gpus: dict[tuple[str, int], str] = {}
@@ -368,15 +367,13 @@ def _host(addr: str) -> str:
     An IP address is written as Python writes it (``0:0::1`` is ``::1``); a name other than
     ``localhost`` is kept as given, unresolved (nothing is read while a plan is built).
     """
-    if not addr or addr.lower().rstrip(".") == "localhost":
+    if not addr or is_loopback(addr):
         return LOCAL
     try:
         address = ipaddress.ip_address(addr)
     except ValueError:
         return addr.lower().rstrip(".")
-    mapped = getattr(address, "ipv4_mapped", None)
-    address = mapped or address
-    return LOCAL if address.is_loopback else str(address)
+    return str(getattr(address, "ipv4_mapped", None) or address)
 
 
 def _lists_gpus(node: ReplicaNode, replica: ReplicaSpec) -> bool:

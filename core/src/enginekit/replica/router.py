@@ -36,7 +36,7 @@ from enginekit.base.errors import SpecError
 from enginekit.base.text import host_port
 from enginekit.plan.launch import LaunchPlan
 from enginekit.spec.model import AGGREGATED, DECODE, PREFILL, Command
-from enginekit.spec.rules import is_host
+from enginekit.spec.rules import is_host, is_loopback
 
 #: The routers enginekit builds a command for.
 VLLM_ROUTER = "vllm-router"
@@ -233,7 +233,7 @@ def _pd_problems(plans: Sequence[LaunchPlan], options: RouterOptions) -> list[st
         problems.append(
             "router: the instances demand different API keys, and the router calls them all with one"
         )
-    if sglang == {False} and keys - {""} and not options.unchecked_clients and not _loopback(options.host):
+    if sglang == {False} and keys - {""} and not options.unchecked_clients and not is_loopback(options.host):
         problems.append(
             f"router host: {options.host}: vllm-router's PD mode checks no client's key and calls the "
             f"instances with the key itself, so anyone who reaches {options.host} would be served: bind "
@@ -276,23 +276,6 @@ def _sglang_problems(plans: Sequence[LaunchPlan]) -> list[str]:
         for plan in plans
         if plan.shard.role == PREFILL and not plan.shard.kv_transfer_port
     ]
-
-
-def _loopback(host: str) -> bool:
-    """Whether ``host`` is this host's loopback: ``localhost`` or a loopback address, in any spelling.
-
-    A name that merely starts with ``127.`` resolves wherever its owner likes.
-    """
-    import ipaddress
-
-    if host == "localhost":
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    mapped = getattr(address, "ipv4_mapped", None)
-    return bool(address.is_loopback or (mapped is not None and mapped.is_loopback))
 
 
 #: Addresses that stand for a whole host: a listener on one shares its ports with every other.

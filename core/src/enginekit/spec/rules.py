@@ -403,6 +403,21 @@ def listens_everywhere(bind_addr: str) -> bool:
     return not bind_addr or (ip is not None and ip.is_unspecified)
 
 
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is this host's loopback: ``localhost``, or a loopback address in any spelling.
+
+    IPv4-mapped ones (``::ffff:127.0.0.1``) included. A name that merely starts with ``127.``
+    resolves wherever its owner likes, so it is none.
+    """
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    ip = _ip(host)
+    if ip is None:
+        return False
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return bool(ip.is_loopback or (mapped is not None and mapped.is_loopback))
+
+
 def same_ip(one: str, other: str) -> bool | None:
     """Whether two addresses are one IP address, however spelled; None when either is a name.
 
