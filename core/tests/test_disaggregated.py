@@ -717,3 +717,11 @@ def test_loopback_is_judged_as_an_address_in_any_spelling(host: str, loopback: b
     from enginekit.spec.rules import is_loopback
 
     assert is_loopback(host) is loopback
+
+
+def test_a_router_on_another_host_than_instances_on_loopback_is_refused() -> None:
+    assert disaggregated_problems(spec(router=Router(addr="10.0.0.9", port=8000), **roles())) == [
+        "router.addr: 10.0.0.9 is another host than the instances at a loopback address, which a router "
+        "there cannot reach: run it on their host, or give them addresses it reaches"
+    ]
+    assert disaggregated_problems(spec(router=Router(addr="localhost", port=8000), **roles())) == []

@@ -349,6 +349,12 @@ def _host_problems(spec: DisaggregatedSpec, laid: tuple[InstanceSpec, ...]) -> l
                         problems.append(f"{where}: GPU {gpu} is {other}'s too, on the same host ({host})")
     addr, _ = router_host(spec)
     router_at = _host(addr)
+    if router_at != LOCAL and LOCAL in held:
+        # It would be told the instances' loopback URLs, and reach its own host's.
+        problems.append(
+            f"router.addr: {addr} is another host than the instances at a loopback address, which a "
+            f"router there cannot reach: run it on their host, or give them addresses it reaches"
+        )
     for name, port in (("router.port", spec.router.port), ("router.metrics_port", spec.router.metrics_port)):
         if port:
             held.setdefault(router_at, []).append((Listener(name, port), name))
